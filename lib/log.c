@@ -1,0 +1,205 @@
+/*
+ * log: structured single-line logging with redaction (see log.h).
+ *
+ * The settings are the one piece of global mutable state STYLE.md allows; they are
+ * written at start-up (log_configure) before threads exist and only read afterwards.
+ * Each line is built in a local buffer and written with one fwrite under the stream
+ * lock, so lines from different threads never interleave.
+ */
+#include "log.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "buf.h"
+
+#define LOG_LINE_MAX       8192
+#define LOG_DEBUG_LIST_MAX 256
+
+static struct {
+	enum log_level level;
+	enum log_format format;
+	char debug[LOG_DEBUG_LIST_MAX];
+	FILE *out;
+} log_cfg = { LOG_LEVEL_INFO, LOG_FORMAT_JSON, "", NULL };
+
+static const char *const level_names[] = { "debug", "info", "warn", "error" };
+
+static const char *const sensitive_words[] = {
+	"password", "passwd",     "secret",      "token",      "authorization",
+	"cookie",   "privatekey", "private_key", "credential", "apikey",
+	"api_key",  "masterauth", "requirepass",
+};
+
+void log_configure(enum log_level level, enum log_format format, const char *debug_components,
+                   FILE *out)
+{
+	log_cfg.level = level;
+	log_cfg.format = format;
+	snprintf(log_cfg.debug, sizeof(log_cfg.debug), "%s",
+	         debug_components ? debug_components : "");
+	log_cfg.out = out;
+}
+
+int log_parse_level(const char *s, enum log_level *out)
+{
+	for (size_t i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++) {
+		if (strcmp(s, level_names[i]) == 0) {
+			*out = (enum log_level)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int log_parse_format(const char *s, enum log_format *out)
+{
+	if (strcmp(s, "json") == 0)
+		*out = LOG_FORMAT_JSON;
+	else if (strcmp(s, "logfmt") == 0)
+		*out = LOG_FORMAT_LOGFMT;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* Is comp one of the comma-separated names in list? */
+static bool list_has(const char *list, const char *comp)
+{
+	size_t n = strlen(comp);
+
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if (len == n && strncmp(p, comp, n) == 0)
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}
+
+bool log_enabled(enum log_level level, const char *component)
+{
+	if (level >= log_cfg.level)
+		return true;
+	return level == LOG_LEVEL_DEBUG && component && list_has(log_cfg.debug, component);
+}
+
+bool log_key_is_sensitive(const char *key)
+{
+	char lower[64];
+	size_t i;
+
+	for (i = 0; key[i] && i < sizeof(lower) - 1; i++)
+		lower[i] = (char)((key[i] >= 'A' && key[i] <= 'Z') ? key[i] + 32 : key[i]);
+	lower[i] = '\0';
+	for (i = 0; i < sizeof(sensitive_words) / sizeof(sensitive_words[0]); i++)
+		if (strstr(lower, sensitive_words[i]))
+			return true;
+	return false;
+}
+
+static bool value_is_credential(const char *v)
+{
+	return strncasecmp(v, "Bearer ", 7) == 0 || strncasecmp(v, "Basic ", 6) == 0;
+}
+
+/* JSON string body escaping (quotes added by the caller). */
+static void put_json_escaped(struct buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			buf_printf(b, "\\%c", c);
+		else if (c == '\n')
+			buf_append_str(b, "\\n");
+		else if (c < 0x20)
+			buf_printf(b, "\\u%04x", c);
+		else
+			buf_append_char(b, (char)c);
+	}
+}
+
+static void put_logfmt_value(struct buf *b, const char *s)
+{
+	if (*s && strcspn(s, " =\"\\\n\t") == strlen(s)) {
+		buf_append_str(b, s);
+		return;
+	}
+	buf_append_char(b, '"');
+	put_json_escaped(b, s);
+	buf_append_char(b, '"');
+}
+
+static void put_field(struct buf *b, const char *key, const char *value)
+{
+	if (log_cfg.format == LOG_FORMAT_JSON) {
+		buf_append_str(b, b->len > 1 ? ",\"" : "\"");
+		put_json_escaped(b, key);
+		buf_append_str(b, "\":\"");
+		put_json_escaped(b, value);
+		buf_append_char(b, '"');
+		return;
+	}
+	if (b->len)
+		buf_append_char(b, ' ');
+	buf_append_str(b, key);
+	buf_append_char(b, '=');
+	put_logfmt_value(b, value);
+}
+
+static void put_timestamp(struct buf *b)
+{
+	struct timespec ts;
+	struct tm tm;
+	char s[40];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(s + strlen(s), sizeof(s) - strlen(s), ".%03ldZ", ts.tv_nsec / 1000000);
+	put_field(b, "ts", s);
+}
+
+void log_emit(enum log_level level, const char *component, const char *msg, ...)
+{
+	struct buf b = BUF_INIT(LOG_LINE_MAX);
+	FILE *out = log_cfg.out ? log_cfg.out : stderr;
+	const char *key;
+	va_list ap;
+
+	if (!log_enabled(level, component))
+		return;
+	if (log_cfg.format == LOG_FORMAT_JSON)
+		buf_append_char(&b, '{');
+	put_timestamp(&b);
+	put_field(&b, "level", level_names[level]);
+	if (component)
+		put_field(&b, "component", component);
+	put_field(&b, "msg", msg);
+	va_start(ap, msg);
+	while ((key = va_arg(ap, const char *))) {
+		const char *value = va_arg(ap, const char *);
+
+		if (!value)
+			value = "";
+		if (log_key_is_sensitive(key) || value_is_credential(value))
+			value = "[REDACTED]";
+		put_field(&b, key, value);
+	}
+	va_end(ap);
+	if (log_cfg.format == LOG_FORMAT_JSON)
+		buf_append_char(&b, '}');
+	/* A line cut by LOG_LINE_MAX still ends cleanly with a newline. */
+	b.limit = BUF_NO_LIMIT;
+	buf_append_char(&b, '\n');
+	flockfile(out);
+	fwrite(b.data, 1, b.len, out);
+	fflush(out);
+	funlockfile(out);
+	buf_release(&b);
+}
