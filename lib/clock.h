@@ -1,0 +1,35 @@
+/*
+ * clock: time in milliseconds, monotonic for deadlines and wall for timestamps.
+ *
+ * Code that schedules (backoff, work queue delays, leases) takes a `struct clock *` so
+ * tests can drive time by hand; NULL means the real clocks. Thread-safe for the real
+ * clocks; a manual clock belongs to one test thread.
+ */
+#ifndef REDIS_OPERATOR_CLOCK_H
+#define REDIS_OPERATOR_CLOCK_H
+
+#include <stdint.h>
+
+struct clock {
+	int64_t (*mono_ms)(const struct clock *c); /* monotonic: deadlines, intervals */
+	int64_t (*wall_ms)(const struct clock *c); /* Unix epoch: timestamps for humans and the API */
+	int64_t manual_ms;                         /* used by clock_manual_init's functions */
+};
+
+/* Real clocks. */
+int64_t clock_mono_ms(void);
+int64_t clock_wall_ms(void);
+
+/* Reads c, or the real clocks when c is NULL. */
+int64_t clock_now_mono(const struct clock *c);
+int64_t clock_now_wall(const struct clock *c);
+
+/* A clock that only moves when the test calls clock_manual_advance. Starts at start_ms. */
+void clock_manual_init(struct clock *c, int64_t start_ms);
+void clock_manual_advance(struct clock *c, int64_t ms);
+
+/* Formats wall ms as RFC 3339 with microseconds ("2026-11-29T17:41:23.123000Z"), as
+ * Kubernetes MicroTime wants; out must hold 32 bytes. */
+void clock_format_rfc3339(int64_t wall_ms, char out[32]);
+
+#endif
