@@ -14,6 +14,7 @@
 #define REDIS_OPERATOR_K8S_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/err.h"
@@ -45,9 +46,12 @@ struct k8s_config_opts {
 	bool prefer_in_cluster;   /* try the service account before kubeconfig */
 };
 
-/* Loads from a kubeconfig or in-cluster per opts. 0, -ENOENT (nothing found), -EINVAL (bad file). */
+/* Loads from a kubeconfig or in-cluster per opts. 0, -ENOENT (nothing found), -EINVAL (bad file),
+ * -EPERM (insecure-skip-tls-verify not allowed), -EOPNOTSUPP (exec, auth-provider, basic auth),
+ * -EMSGSIZE (over K8S_KUBECONFIG_MAX), or the errno of a file that cannot be read. */
 int k8s_config_load(const struct k8s_config_opts *opts, struct k8s_config **out, struct err *e);
-/* Parses kubeconfig text (YAML). */
+/* Parses kubeconfig text (YAML). Relative file references resolve against the directory of
+ * opts->kubeconfig when set, else the working directory. */
 int k8s_config_from_kubeconfig(const char *text, size_t len, const struct k8s_config_opts *opts,
 			       struct k8s_config **out, struct err *e);
 int k8s_config_in_cluster(const char *sa_dir, struct k8s_config **out, struct err *e);

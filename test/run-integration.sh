@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Integration layer of `make test`: starts the local control plane once (test/env),
+# runs every integration check against it, and always stops what it started (also on
+# failure or interrupt). An environment that was already up is left running.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+. test/env/common.sh
+export RESULTS=${RESULTS:-build/test-results}
+mkdir -p "$RESULTS"
+
+started=0
+if ! api_ready; then started=1; fi
+stop() { [ $started -eq 1 ] && bash test/env/down.sh; }
+trap stop EXIT
+trap 'exit 130' INT TERM
+if ! bash test/env/up.sh; then
+  echo "0 1" >"$RESULTS/env-up.counts"
+  echo "integration: the local control plane did not come up"
+  exit 1
+fi
+status=0
+bash test/env/smoke.sh || status=1
+for t in test/integration/*.sh; do
+  [ -e "$t" ] || continue
+  KUBECONFIG="$KUBECONFIG_ADMIN" bash "$t" || status=1
+done
+exit $status
