@@ -72,6 +72,8 @@ char *xasprintf(const char *fmt, ...)
 	int len;
 	char *p;
 
+	if (!fmt)
+		abort(); /* keeps -Wformat-truncation from assuming a NULL format under sanitizers */
 	va_start(ap, fmt);
 	len = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);

@@ -469,7 +469,7 @@ static size_t digits_mul(unsigned char *d, size_t n, unsigned m)
  */
 static int quantity_ceil(const struct quantity *q, int scale10, uint64_t max, uint64_t *out)
 {
-	unsigned char d[QUANTITY_WORK_DIGITS];
+	unsigned char d[QUANTITY_WORK_DIGITS] = { 0 };
 	size_t n = strlen(q->digits), lo, i;
 	int64_t shift = (int64_t)q->exp10 + scale10;
 	uint64_t v = 0;
@@ -500,7 +500,7 @@ static int quantity_ceil(const struct quantity *q, int scale10, uint64_t max, ui
 static int quantity_convert(const char *s, int scale10, uint64_t max, const char *unit,
                             uint64_t *out, struct err *e)
 {
-	struct quantity q;
+	struct quantity q = { 0 };
 	char qs[PARSE_QUOTE_MAX];
 	int rc = parse_quantity(s, &q, e);
 
@@ -516,7 +516,7 @@ static int quantity_convert(const char *s, int scale10, uint64_t max, const char
 
 int parse_quantity_bytes(const char *s, uint64_t *out, struct err *e)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = quantity_convert(s, 0, UINT64_MAX, " bytes", &v, e);
 
 	if (rc == 0)
@@ -526,7 +526,7 @@ int parse_quantity_bytes(const char *s, uint64_t *out, struct err *e)
 
 int parse_quantity_milli(const char *s, int64_t *out_milli, struct err *e)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	int rc = quantity_convert(s, 3, (uint64_t)INT64_MAX, "m", &v, e);
 
 	if (rc == 0)

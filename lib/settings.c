@@ -477,7 +477,8 @@ int settings_load(const struct settings_desc *table, size_t n, const char *env_p
 		rc = -EINVAL;
 		goto out;
 	}
-	*next_arg = next;
+	if (next_arg)
+		*next_arg = next;
 out:
 	free(flags);
 	return rc;
@@ -536,15 +537,16 @@ static int help_width(const struct settings_desc *table, size_t n, const char *e
 	size_t w = env ? 0 : strlen("-h, --help");
 
 	for (size_t i = 0; i < n; i++) {
-		char *name = env_name(env_prefix, table[i].name);
-
 		buf_clear(&b);
-		if (env)
+		if (env) {
+			char *name = env_name(env_prefix, table[i].name);
+
 			buf_append_str(&b, name);
-		else
+			free(name);
+		} else {
 			help_flag(&table[i], &b);
+		}
 		w = b.len > w ? b.len : w;
-		free(name);
 	}
 	buf_release(&b);
 	return (int)w;

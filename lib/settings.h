@@ -73,7 +73,8 @@ struct settings_desc {
  * Fills the settings struct `out` from the defaults, envp (NULL = environ) and
  * argv[1 .. argc). `out`'s fields are overwritten without being freed: pass a fresh
  * struct or one given to settings_release. Returns:
- *   0             every field set; *next_arg = index of the first positional;
+ *   0             every field set; *next_arg (if not NULL) = index of the first
+ *                 positional;
  *   SETTINGS_HELP -h/--help was given;
  *   -EINVAL       every problem appended to errors (NULL allowed), one line each,
  *                 "<--flag|ENV_VAR|name default>: <reason>\n".

@@ -372,6 +372,12 @@ START_TEST(no_argv)
 	                 0);
 	ck_assert_int_eq(next, 0);
 	settings_release(sample_table, SAMPLE_LEN, &s);
+	/* next_arg may be NULL when the caller takes no positionals. */
+	ck_assert_int_eq(settings_load(sample_table, SAMPLE_LEN, PREFIX, (char **)ENV(NS), 0, NULL,
+	                               NULL, &s, NULL),
+	                 0);
+	ck_assert_str_eq(s.namespace, "ns");
+	settings_release(sample_table, SAMPLE_LEN, &s);
 }
 END_TEST
 
