@@ -101,12 +101,17 @@ valgrind: $(UNIT_BIN)
 	@VALGRIND=1 bash test/run-unit.sh $(UNIT_BIN)
 
 # --- checks ------------------------------------------------------------------
+TIDY_CHECKS := -*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*,-clang-analyzer-valist.*,\
+	-clang-analyzer-optin.performance.Padding,bugprone-*,\
+	-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier,-bugprone-assignment-in-if-condition,\
+	-bugprone-narrowing-conversions,-bugprone-implicit-widening-of-multiplication-result
 BANNED := sprintf|vsprintf|strcpy|strcat|strtok|atoi|atol|atoll|gets|sscanf
-lint: hdr-check
+lint: hdr-check $(BUILD)/version.h
 	@bash test/lint.sh "$(BANNED)" $(CORE_SRC) cmd/main.c
-	clang-tidy --quiet $(CORE_SRC) cmd/main.c -- $(filter-out -MMD -MP,$(CFLAGS))
+	clang-tidy --quiet --warnings-as-errors='*' --checks='$(TIDY_CHECKS)' $(CORE_SRC) cmd/main.c -- \
+		$(filter-out -MMD -MP,$(CFLAGS)) -I$(BUILD)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-		--suppress=missingIncludeSystem -I. $(CORE_SRC) cmd/main.c
+		--suppress=missingIncludeSystem -I. -I$(BUILD) $(CORE_SRC) cmd/main.c
 
 hdr-check:
 	@mkdir -p $(BUILD)/hdr

@@ -32,7 +32,7 @@ int err_set(struct err *e, int code, const char *fmt, ...)
 
 #define NAME(x)                                                                                    \
 	{                                                                                          \
-		-x, #x                                                                             \
+		-(x), #x                                                                           \
 	}
 static const struct {
 	int code;
