@@ -20,6 +20,7 @@ if ! bash test/env/up.sh; then
 fi
 status=0
 bash test/env/smoke.sh || status=1
+KUBECTL="$ENV_BIN/kubectl" bash test/api/run-crd-tests.sh "$KUBECONFIG_ADMIN" | tail -3 || status=1
 for t in test/integration/*.sh; do
   [ -e "$t" ] || continue
   KUBECONFIG="$KUBECONFIG_ADMIN" bash "$t" || status=1
