@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,18 +26,18 @@
 #include "lib/backoff.h"
 #include "lib/clock.h"
 
-#define RETRY_BASE_MS    200
-#define RETRY_CAP_MS     5000
-#define TCP_KEEPIDLE_S   30
-#define TCP_KEEPINTVL_S  10
-#define EXCERPT_MAX      120 /* bytes of a non-Status error body quoted in a message */
+#define RETRY_BASE_MS   200
+#define RETRY_CAP_MS    5000
+#define TCP_KEEPIDLE_S  30
+#define TCP_KEEPINTVL_S 10
+#define EXCERPT_MAX     120 /* bytes of a non-Status error body quoted in a message */
 
 struct k8s_client {
 	struct k8s_config *cfg; /* borrowed */
 	struct k8s_client_opts o;
 	char *user_agent;
-	bool plain_http; /* http:// (tests only) */
-	bool send_token; /* https://, or http:// to a loopback address */
+	bool plain_http;      /* http:// (tests only) */
+	bool send_token;      /* https://, or http:// to a loopback address */
 	pthread_mutex_t lock; /* guards everything below */
 	CURL *idle[K8S_POOL_MAX];
 	size_t n_idle;
@@ -94,7 +95,7 @@ static void opts_defaults(struct k8s_client_opts *o)
 }
 
 struct k8s_client *k8s_client_new(struct k8s_config *cfg, const struct k8s_client_opts *o,
-				  struct err *e)
+                                  struct err *e)
 {
 	struct k8s_client *c;
 	const char *server = cfg ? cfg->server : NULL;
@@ -185,8 +186,8 @@ int k8s_client_throttle(struct k8s_client *c, int64_t deadline_ms, struct err *e
 		c->tokens += 1; /* not taken after all */
 	pthread_mutex_unlock(&c->lock);
 	if (now + wait > deadline_ms)
-		return err_set(e, -ETIMEDOUT, "k8s client: rate limit (%.1f qps) passes the deadline",
-			       c->o.qps);
+		return err_set(e, -ETIMEDOUT,
+		               "k8s client: rate limit (%.1f qps) passes the deadline", c->o.qps);
 	sleep_ms(wait);
 	return 0;
 }
@@ -233,8 +234,8 @@ void k8s_call_release(struct k8s_call *call)
 }
 
 int k8s_call_set_url(struct k8s_client *c, struct k8s_call *call, const struct k8s_resource *res,
-		     const char *ns, const char *name, const char *sub, const struct k8s_query *q,
-		     struct err *e)
+                     const char *ns, const char *name, const char *sub, const struct k8s_query *q,
+                     struct err *e)
 {
 	char *path = NULL;
 	int rc = k8s_path(res, ns, name, sub, &path, e);
@@ -282,7 +283,8 @@ static size_t header_read(char *ptr, size_t size, size_t nmemb, void *ctx)
 		end++;
 	if (errno || end == val || *end || s < 0)
 		return n;
-	call->retry_after_ms = s > K8S_RETRY_AFTER_MAX_MS / 1000 ? K8S_RETRY_AFTER_MAX_MS : s * 1000;
+	call->retry_after_ms =
+	        s > K8S_RETRY_AFTER_MAX_MS / 1000 ? K8S_RETRY_AFTER_MAX_MS : s * 1000;
 	return n;
 }
 
@@ -294,14 +296,13 @@ static int progress_cb(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 	return call->progress_fn(call->progress_ctx) ? 1 : 0;
 }
 
-static int add_header(struct k8s_call *call, const char *h)
+static void add_header(struct k8s_call *call, const char *h)
 {
 	struct curl_slist *l = curl_slist_append(call->headers, h);
 
 	if (!l)
 		abort(); /* only out of memory gets here */
 	call->headers = l;
-	return 0;
 }
 
 /* Reads the token under the lock: k8s_config_token is not thread-safe. */
@@ -313,8 +314,8 @@ static void add_auth_header(struct k8s_client *c, struct k8s_call *call)
 	if (!c->send_token)
 		return;
 	pthread_mutex_lock(&c->lock);
-	tok = c->cfg->token; /* TEMP until lib/k8s/config.c lands: k8s_config_token */
-	if (tok && tok[0])
+	tok = k8s_config_token(c->cfg, clock_mono_ms());
+	if (tok && tok[0] && !strpbrk(tok, "\r\n")) /* never a header injection */
 		buf_printf(&b, "Authorization: Bearer %s", tok);
 	pthread_mutex_unlock(&c->lock);
 	if (b.len)
@@ -332,47 +333,58 @@ static void set_headers(struct k8s_client *c, struct k8s_call *call)
 	add_header(call, "Expect:"); /* no 100-continue round trip */
 	if (call->body) {
 		snprintf(ct, sizeof(ct), "Content-Type: %s",
-			 call->content_type ? call->content_type : "application/json");
+		         call->content_type ? call->content_type : "application/json");
 		add_header(call, ct);
 	}
 	add_auth_header(c, call);
 }
 
+/* PEM material, inline or from a file (inline wins), in struct k8s_config. */
+static const struct {
+	size_t pem, file; /* offsetof(struct k8s_config, …) */
+	CURLoption blob_opt, file_opt;
+	bool is_ca;
+} tls_material[] = {
+	{ offsetof(struct k8s_config, ca_pem), offsetof(struct k8s_config, ca_file),
+	  CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, true },
+	{ offsetof(struct k8s_config, cert_pem), offsetof(struct k8s_config, cert_file),
+	  CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, false },
+	{ offsetof(struct k8s_config, key_pem), offsetof(struct k8s_config, key_file),
+	  CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, false },
+};
+
+static const char *cfg_string(const struct k8s_config *cfg, size_t off)
+{
+	return *(char *const *)(const void *)((const char *)cfg + off);
+}
+
+/* The config's PEM strings are passed without copies (CURL_BLOB_NOCOPY): cfg outlives c. */
 static CURLcode set_tls(struct k8s_client *c, CURL *h)
 {
-	const struct k8s_config *cfg = c->cfg;
 	struct curl_blob blob = { .flags = CURL_BLOB_NOCOPY };
 	CURLcode cc = CURLE_OK;
 
 	if (c->plain_http)
 		return CURLE_OK;
-	if (cfg->ca_pem) {
-		blob.data = cfg->ca_pem;
-		blob.len = strlen(cfg->ca_pem);
-		cc = curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &blob);
-	} else if (cfg->ca_file) {
-		cc = curl_easy_setopt(h, CURLOPT_CAINFO, cfg->ca_file);
-	}
-	if (!cc && cfg->cert_pem) {
-		blob.data = cfg->cert_pem;
-		blob.len = strlen(cfg->cert_pem);
-		cc = curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &blob);
-	} else if (!cc && cfg->cert_file) {
-		cc = curl_easy_setopt(h, CURLOPT_SSLCERT, cfg->cert_file);
-	}
-	if (!cc && cfg->key_pem) {
-		blob.data = cfg->key_pem;
-		blob.len = strlen(cfg->key_pem);
-		cc = curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &blob);
-	} else if (!cc && cfg->key_file) {
-		cc = curl_easy_setopt(h, CURLOPT_SSLKEY, cfg->key_file);
-	}
-	if (!cc && cfg->insecure_skip_verify) {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	for (size_t i = 0; i < sizeof(tls_material) / sizeof(tls_material[0]) && !cc; i++) {
+		const char *pem = cfg_string(c->cfg, tls_material[i].pem);
+		const char *file = cfg_string(c->cfg, tls_material[i].file);
+
+		if (!pem && !file)
+			continue;
+		blob.data = (void *)(uintptr_t)pem;
+		blob.len = pem ? strlen(pem) : 0;
+		cc = pem ? curl_easy_setopt(h, tls_material[i].blob_opt, &blob)
+		         : curl_easy_setopt(h, tls_material[i].file_opt, file);
+		if (tls_material[i].is_ca) /* the cluster's CA only, not the system's too */
+			curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
 	}
 	curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
 	curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+	if (c->cfg->insecure_skip_verify) {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
 	return cc;
 }
 
@@ -425,8 +437,7 @@ static void set_sinks(struct k8s_client *c, CURL *h, struct k8s_call *call)
 	}
 }
 
-int k8s_client_prepare_handle(struct k8s_client *c, CURL *h, struct k8s_call *call,
-			      struct err *e)
+int k8s_client_prepare_handle(struct k8s_client *c, CURL *h, struct k8s_call *call, struct err *e)
 {
 	CURLcode cc;
 
@@ -479,7 +490,7 @@ static int curl_to_err(CURLcode cc, const struct k8s_call *call, struct err *e)
 		if (curl_errors[i].cc == cc)
 			code = curl_errors[i].code;
 	return err_set(e, code, "%s %s: %s", call->method, buf_cstr(&call->url),
-		       call->errbuf[0] ? call->errbuf : curl_easy_strerror(cc));
+	               call->errbuf[0] ? call->errbuf : curl_easy_strerror(cc));
 }
 
 int k8s_call_result(CURL *h, CURLcode cc, const struct k8s_call *call, struct err *e)
@@ -488,7 +499,7 @@ int k8s_call_result(CURL *h, CURLcode cc, const struct k8s_call *call, struct er
 
 	if (call->overflow || cc == CURLE_FILESIZE_EXCEEDED)
 		return err_set(e, -EMSGSIZE, "%s %s: response body over %zu bytes", call->method,
-			       buf_cstr(&call->url), call->resp.limit);
+		               buf_cstr(&call->url), call->resp.limit);
 	if (cc != CURLE_OK)
 		return curl_to_err(cc, call, e);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
@@ -549,7 +560,7 @@ int k8s_status_to_err(long http, const char *body, size_t len, struct err *e)
 /* ---- running a call with retries ---------------------------------------------------- */
 
 static int call_attempt(struct k8s_client *c, struct k8s_call *call, int64_t deadline,
-			struct err *e)
+                        struct err *e)
 {
 	CURL *h;
 	CURLcode cc;
@@ -560,7 +571,7 @@ static int call_attempt(struct k8s_client *c, struct k8s_call *call, int64_t dea
 	call->timeout_ms = (long)(deadline - clock_mono_ms());
 	if (call->timeout_ms <= 0)
 		return err_set(e, -ETIMEDOUT, "%s %s: deadline passed", call->method,
-			       buf_cstr(&call->url));
+		               buf_cstr(&call->url));
 	h = k8s_client_handle_get(c);
 	rc = k8s_client_prepare_handle(c, h, call, e);
 	if (!rc) {
@@ -579,8 +590,7 @@ static bool should_retry(int rc, bool idempotent)
 	return rc == -ECONNREFUSED || (idempotent && err_is_transient(rc));
 }
 
-static int call_perform(struct k8s_client *c, struct k8s_call *call, bool idempotent,
-			struct err *e)
+static int call_perform(struct k8s_client *c, struct k8s_call *call, bool idempotent, struct err *e)
 {
 	int64_t deadline = clock_mono_ms() + c->o.timeout_ms, delay;
 	struct backoff bo;
@@ -612,15 +622,15 @@ static int call_json(const struct k8s_call *call, json_t **out, struct err *e)
 	j = json_loadb(buf_cstr(&call->resp), call->resp.len, 0, &jerr);
 	if (!j)
 		return err_set(e, -EPROTO, "%s %s: response is not JSON: %s", call->method,
-			       buf_cstr(&call->url), jerr.text);
+		               buf_cstr(&call->url), jerr.text);
 	*out = j;
 	return 0;
 }
 
 /* ---- requests ------------------------------------------------------------------------- */
 
-int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	    const char *name, json_t **out, struct err *e)
+int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns, const char *name,
+            json_t **out, struct err *e)
 {
 	struct k8s_call call;
 	int rc;
@@ -638,9 +648,9 @@ int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns
 }
 
 struct list_page {
-	json_t *items;  /* all items so far */
-	char *rv;       /* the first page's resourceVersion */
-	char *cont;     /* continue token for the next page, or NULL */
+	json_t *items; /* all items so far */
+	char *rv;      /* the first page's resourceVersion */
+	char *cont;    /* continue token for the next page, or NULL */
 };
 
 /* Moves one page's items, resourceVersion and continue token into lp. */
@@ -664,7 +674,7 @@ static int list_take_page(json_t *page, struct list_page *lp, const char *what, 
 }
 
 static int list_page(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-		     const struct k8s_list_opts *lo, struct list_page *lp, struct err *e)
+                     const struct k8s_list_opts *lo, struct list_page *lp, struct err *e)
 {
 	struct k8s_query q = { .continue_token = lp->cont, .limit = K8S_LIST_PAGE_DEFAULT };
 	struct k8s_call call;
@@ -690,8 +700,8 @@ static int list_page(struct k8s_client *c, const struct k8s_resource *res, const
 }
 
 int k8s_list(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	     const struct k8s_list_opts *lo, json_t **items_out, char **resource_version_out,
-	     struct err *e)
+             const struct k8s_list_opts *lo, json_t **items_out, char **resource_version_out,
+             struct err *e)
 {
 	struct list_page lp = { .items = json_array() };
 	int rc = 0, pages = 0;
@@ -699,7 +709,7 @@ int k8s_list(struct k8s_client *c, const struct k8s_resource *res, const char *n
 	do {
 		if (pages++ == K8S_LIST_PAGES_MAX) {
 			rc = err_set(e, -EMSGSIZE, "list %s: more than %d pages", res->plural,
-				     K8S_LIST_PAGES_MAX);
+			             K8S_LIST_PAGES_MAX);
 			break;
 		}
 		rc = list_page(c, res, ns, lo, &lp, e);
@@ -719,19 +729,18 @@ int k8s_list(struct k8s_client *c, const struct k8s_resource *res, const char *n
 }
 
 /* Serialises body into call (capped like responses: we never send what we'd refuse). */
-static int call_set_body(struct k8s_client *c, struct k8s_call *call, json_t *body,
-			 struct err *e)
+static int call_set_body(struct k8s_client *c, struct k8s_call *call, json_t *body, struct err *e)
 {
 	char *text = json_dumps(body, JSON_COMPACT);
 
 	if (!text)
 		return err_set(e, -EINVAL, "%s %s: body cannot be serialised", call->method,
-			       buf_cstr(&call->url));
+		               buf_cstr(&call->url));
 	call->body_len = strlen(text);
 	call->body = text;
 	if (call->body_len > c->o.max_body)
 		return err_set(e, -EMSGSIZE, "%s %s: request body over %zu bytes", call->method,
-			       buf_cstr(&call->url), c->o.max_body);
+		               buf_cstr(&call->url), c->o.max_body);
 	return 0;
 }
 
@@ -744,7 +753,7 @@ struct write_req {
 };
 
 static int call_write(struct k8s_client *c, const struct k8s_resource *res,
-		      const struct write_req *w, json_t **out, struct err *e)
+                      const struct write_req *w, json_t **out, struct err *e)
 {
 	struct k8s_call call;
 	int rc;
@@ -762,8 +771,8 @@ static int call_write(struct k8s_client *c, const struct k8s_resource *res,
 	return rc;
 }
 
-int k8s_create(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	       json_t *obj, const struct k8s_write_opts *wo, json_t **out, struct err *e)
+int k8s_create(struct k8s_client *c, const struct k8s_resource *res, const char *ns, json_t *obj,
+               const struct k8s_write_opts *wo, json_t **out, struct err *e)
 {
 	struct k8s_query q = { 0 };
 	struct write_req w = { .method = "POST", .ns = ns, .q = &q, .body = obj };
@@ -774,13 +783,13 @@ int k8s_create(struct k8s_client *c, const struct k8s_resource *res, const char 
 	}
 	if (!json_is_object(obj))
 		return err_set(e, -EINVAL, "create %s: the object must be a JSON object",
-			       res->plural);
+		               res->plural);
 	return call_write(c, res, &w, out, e);
 }
 
 int k8s_replace(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-		const char *name, const char *subresource, json_t *obj,
-		const struct k8s_write_opts *wo, json_t **out, struct err *e)
+                const char *name, const char *subresource, json_t *obj,
+                const struct k8s_write_opts *wo, json_t **out, struct err *e)
 {
 	struct k8s_query q = { 0 };
 	struct write_req w = {
@@ -793,7 +802,7 @@ int k8s_replace(struct k8s_client *c, const struct k8s_resource *res, const char
 	}
 	if (!name || !json_is_object(obj))
 		return err_set(e, -EINVAL, "replace %s: a name and a JSON object are required",
-			       res->plural);
+		               res->plural);
 	return call_write(c, res, &w, out, e);
 }
 
@@ -805,9 +814,8 @@ static json_t *delete_body(const struct k8s_delete_opts *d)
 
 	if (d->propagation_policy)
 		json_object_set_new(b, "propagationPolicy", json_string(d->propagation_policy));
-	if (d->grace_period_seconds >= 0)
-		json_object_set_new(b, "gracePeriodSeconds",
-				    json_integer(d->grace_period_seconds));
+	if (d->set_grace_period)
+		json_object_set_new(b, "gracePeriodSeconds", json_integer(d->grace_period_seconds));
 	if (d->dry_run)
 		json_object_set_new(b, "dryRun", json_pack("[s]", "All"));
 	if (d->precondition_uid)
@@ -821,9 +829,9 @@ static json_t *delete_body(const struct k8s_delete_opts *d)
 }
 
 int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	       const char *name, const struct k8s_delete_opts *dopts, struct err *e)
+               const char *name, const struct k8s_delete_opts *dopts, struct err *e)
 {
-	static const struct k8s_delete_opts none = { .grace_period_seconds = -1 };
+	static const struct k8s_delete_opts none = { 0 };
 	static const char *const policies[] = { "Orphan", "Background", "Foreground" };
 	struct write_req w = { .method = "DELETE", .ns = ns, .name = name };
 	bool policy_ok = false;
@@ -831,11 +839,13 @@ int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char 
 
 	dopts = dopts ? dopts : &none;
 	for (size_t i = 0; i < sizeof(policies) / sizeof(policies[0]); i++)
-		policy_ok |= dopts->propagation_policy && !strcmp(dopts->propagation_policy,
-								  policies[i]);
+		policy_ok |= dopts->propagation_policy &&
+		             !strcmp(dopts->propagation_policy, policies[i]);
 	if (!name || (dopts->propagation_policy && !policy_ok))
-		return err_set(e, -EINVAL, "delete %s: a name and a known propagationPolicy "
-					   "are required", res->plural);
+		return err_set(e, -EINVAL,
+		               "delete %s: a name and a known propagationPolicy "
+		               "are required",
+		               res->plural);
 	w.body = delete_body(dopts);
 	rc = call_write(c, res, &w, NULL, e);
 	json_decref(w.body);
@@ -854,28 +864,32 @@ static const struct {
 };
 
 static int patch_check(enum k8s_patch_type type, json_t *patch, const struct k8s_patch_opts *po,
-		       const char *what, struct err *e)
+                       const char *what, struct err *e)
 {
 	if ((unsigned)type >= sizeof(patch_types) / sizeof(patch_types[0]))
 		return err_set(e, -EINVAL, "patch %s: unknown patch type %d", what, (int)type);
 	if (patch_types[type].wants_array ? !json_is_array(patch) : !json_is_object(patch))
 		return err_set(e, -EINVAL, "patch %s: the patch must be a JSON %s", what,
-			       patch_types[type].wants_array ? "array" : "object");
+		               patch_types[type].wants_array ? "array" : "object");
 	if (type == K8S_PATCH_APPLY && !(po && po->field_manager))
 		return err_set(e, -EINVAL, "patch %s: server-side apply needs a field manager",
-			       what);
+		               what);
 	if (type != K8S_PATCH_APPLY && po && po->force)
 		return err_set(e, -EINVAL, "patch %s: force is for server-side apply only", what);
 	return 0;
 }
 
 int k8s_patch(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	      const char *name, const char *subresource, enum k8s_patch_type type, json_t *patch,
-	      const struct k8s_patch_opts *po, json_t **out, struct err *e)
+              const char *name, const char *subresource, enum k8s_patch_type type, json_t *patch,
+              const struct k8s_patch_opts *po, json_t **out, struct err *e)
 {
 	struct k8s_query q = { 0 };
-	struct write_req w = { .method = "PATCH", .ns = ns, .name = name, .sub = subresource,
-		               .q = &q, .body = patch };
+	struct write_req w = { .method = "PATCH",
+		               .ns = ns,
+		               .name = name,
+		               .sub = subresource,
+		               .q = &q,
+		               .body = patch };
 	int rc = patch_check(type, patch, po, res->plural, e);
 
 	if (rc)

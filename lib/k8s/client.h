@@ -71,9 +71,13 @@ struct k8s_client_opts {
 	int burst;              /* requests allowed at once before qps applies (>= 1) */
 };
 
-/* Returns NULL (e set, -EINVAL) when cfg has no usable server URL. */
+/*
+ * cfg is borrowed: it must outlive the client and not be used by anyone else meanwhile
+ * (re-reading the token writes to it; the client does that under its lock).
+ * Returns NULL (e set, -EINVAL) when cfg has no usable server URL.
+ */
 struct k8s_client *k8s_client_new(struct k8s_config *cfg, const struct k8s_client_opts *o,
-				  struct err *e);
+                                  struct err *e);
 void k8s_client_free(struct k8s_client *c);
 
 struct k8s_list_opts {
@@ -89,10 +93,11 @@ struct k8s_write_opts {
 };
 
 struct k8s_delete_opts {
-	const char *propagation_policy;        /* "Orphan" | "Background" | "Foreground" */
-	const char *precondition_uid;          /* delete only this incarnation */
-	const char *precondition_rv;           /* delete only at this resourceVersion */
-	long grace_period_seconds;             /* < 0: the object's default */
+	const char *propagation_policy; /* "Orphan" | "Background" | "Foreground" */
+	const char *precondition_uid;   /* delete only this incarnation */
+	const char *precondition_rv;    /* delete only at this resourceVersion */
+	bool set_grace_period;          /* false: the object's default grace period */
+	long grace_period_seconds;      /* when set_grace_period; 0 deletes at once */
 	bool dry_run;
 };
 
@@ -100,7 +105,7 @@ enum k8s_patch_type {
 	K8S_PATCH_MERGE,     /* application/merge-patch+json: an object */
 	K8S_PATCH_JSON,      /* application/json-patch+json: an array of operations */
 	K8S_PATCH_STRATEGIC, /* application/strategic-merge-patch+json (built-in kinds only) */
-	K8S_PATCH_APPLY,     /* application/apply-patch+yaml: server-side apply; needs a field manager */
+	K8S_PATCH_APPLY, /* application/apply-patch+yaml: server-side apply; needs a field manager */
 };
 
 struct k8s_patch_opts {
@@ -110,8 +115,8 @@ struct k8s_patch_opts {
 };
 
 /* GET one object. */
-int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	    const char *name, json_t **out, struct err *e);
+int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns, const char *name,
+            json_t **out, struct err *e);
 /*
  * LIST every page (following `continue`). *items_out: a new array of all items (items
  * carry no kind/apiVersion, as the API serves them); *resource_version_out: the list's
@@ -119,22 +124,22 @@ int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns
  * -ESTALE when a continue token expired mid-way: relist.
  */
 int k8s_list(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	     const struct k8s_list_opts *lo, json_t **items_out, char **resource_version_out,
-	     struct err *e);
+             const struct k8s_list_opts *lo, json_t **items_out, char **resource_version_out,
+             struct err *e);
 /* POST obj into the collection; *out (may be NULL) receives the created object. */
-int k8s_create(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	       json_t *obj, const struct k8s_write_opts *wo, json_t **out, struct err *e);
+int k8s_create(struct k8s_client *c, const struct k8s_resource *res, const char *ns, json_t *obj,
+               const struct k8s_write_opts *wo, json_t **out, struct err *e);
 /* PUT obj at name (subresource "status" or NULL); a stale metadata.resourceVersion is -EBUSY. */
 int k8s_replace(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-		const char *name, const char *subresource, json_t *obj,
-		const struct k8s_write_opts *wo, json_t **out, struct err *e);
+                const char *name, const char *subresource, json_t *obj,
+                const struct k8s_write_opts *wo, json_t **out, struct err *e);
 /* DELETE name; do may be NULL. A missing object is -ENOENT (callers often ignore it). */
 int k8s_delete(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	       const char *name, const struct k8s_delete_opts *dopts, struct err *e);
+               const char *name, const struct k8s_delete_opts *dopts, struct err *e);
 /* PATCH name (or its subresource); the patch is an object, or an array for K8S_PATCH_JSON. */
 int k8s_patch(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-	      const char *name, const char *subresource, enum k8s_patch_type type, json_t *patch,
-	      const struct k8s_patch_opts *po, json_t **out, struct err *e);
+              const char *name, const char *subresource, enum k8s_patch_type type, json_t *patch,
+              const struct k8s_patch_opts *po, json_t **out, struct err *e);
 
 /*
  * Turns an error answer into an errno and a message: body (len bytes, may be NULL) is
@@ -157,17 +162,17 @@ struct k8s_call {
 	const char *content_type; /* for a body; NULL: application/json */
 	char *body;               /* request body (owned) or NULL */
 	size_t body_len;
-	long timeout_ms;          /* this attempt's whole-transfer deadline; 0: none */
-	long low_speed_time_s;    /* abort when under 1 byte/s this long; 0: off */
+	long timeout_ms;       /* this attempt's whole-transfer deadline; 0: none */
+	long low_speed_time_s; /* abort when under 1 byte/s this long; 0: off */
 	/* Response body sink; NULL stores it in `resp` (bounded by the client's max_body). */
 	size_t (*write_fn)(char *ptr, size_t size, size_t nmemb, void *ctx);
 	void *write_ctx;
 	/* Called about once a second while the transfer runs; non-zero aborts (-ECANCELED). */
 	int (*progress_fn)(void *ctx);
 	void *progress_ctx;
-	struct buf resp;          /* response body when write_fn is NULL */
-	long retry_after_ms;      /* from a Retry-After header, capped; -1: none */
-	bool overflow;            /* the body passed its cap */
+	struct buf resp;     /* response body when write_fn is NULL */
+	long retry_after_ms; /* from a Retry-After header, capped; -1: none */
+	bool overflow;       /* the body passed its cap */
 	struct curl_slist *headers;
 	char errbuf[CURL_ERROR_SIZE]; /* libcurl's detail for a transport error */
 };
@@ -176,15 +181,14 @@ void k8s_call_init(struct k8s_call *call, const char *method, size_t resp_max);
 void k8s_call_release(struct k8s_call *call);
 /* url = server + path(res, ns, name, sub) + query (q may be NULL). */
 int k8s_call_set_url(struct k8s_client *c, struct k8s_call *call, const struct k8s_resource *res,
-		     const char *ns, const char *name, const char *sub, const struct k8s_query *q,
-		     struct err *e);
+                     const char *ns, const char *name, const char *sub, const struct k8s_query *q,
+                     struct err *e);
 /* Borrow an easy handle from the client's pool (or a new one) and give it back. */
 CURL *k8s_client_handle_get(struct k8s_client *c);
 void k8s_client_handle_put(struct k8s_client *c, CURL *h);
 /* Resets h and sets everything for call: URL, method, body, TLS, auth, timeouts, sinks.
  * The call must stay alive (and unmoved) until the transfer is over. */
-int k8s_client_prepare_handle(struct k8s_client *c, CURL *h, struct k8s_call *call,
-			      struct err *e);
+int k8s_client_prepare_handle(struct k8s_client *c, CURL *h, struct k8s_call *call, struct err *e);
 /* Maps a finished transfer to 0 or an errno: transport failures, overflow, HTTP status
  * (via k8s_status_to_err on call->resp). */
 int k8s_call_result(CURL *h, CURLcode cc, const struct k8s_call *call, struct err *e);

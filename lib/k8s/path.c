@@ -14,32 +14,39 @@
 
 #include "lib/alloc.h"
 
-#define RES(var, g, v, p, k, nsd)                                                                  \
-	const struct k8s_resource var = { .group = g, .version = v, .plural = p, .kind = k,        \
-		                          .namespaced = nsd }
-
-RES(k8s_res_pods, "", "v1", "pods", "Pod", true);
-RES(k8s_res_services, "", "v1", "services", "Service", true);
-RES(k8s_res_secrets, "", "v1", "secrets", "Secret", true);
-RES(k8s_res_configmaps, "", "v1", "configmaps", "ConfigMap", true);
-RES(k8s_res_pvcs, "", "v1", "persistentvolumeclaims", "PersistentVolumeClaim", true);
-RES(k8s_res_serviceaccounts, "", "v1", "serviceaccounts", "ServiceAccount", true);
-RES(k8s_res_nodes, "", "v1", "nodes", "Node", false);
-RES(k8s_res_namespaces, "", "v1", "namespaces", "Namespace", false);
-RES(k8s_res_events, "events.k8s.io", "v1", "events", "Event", true);
-RES(k8s_res_leases, "coordination.k8s.io", "v1", "leases", "Lease", true);
-RES(k8s_res_roles, "rbac.authorization.k8s.io", "v1", "roles", "Role", true);
-RES(k8s_res_rolebindings, "rbac.authorization.k8s.io", "v1", "rolebindings", "RoleBinding", true);
-RES(k8s_res_pdbs, "policy", "v1", "poddisruptionbudgets", "PodDisruptionBudget", true);
-RES(k8s_res_networkpolicies, "networking.k8s.io", "v1", "networkpolicies", "NetworkPolicy", true);
-RES(k8s_res_endpointslices, "discovery.k8s.io", "v1", "endpointslices", "EndpointSlice", true);
-RES(k8s_res_crds, "apiextensions.k8s.io", "v1", "customresourcedefinitions",
-    "CustomResourceDefinition", false);
-RES(k8s_res_redisclusters, "redis.io", "v1", "redisclusters", "RedisCluster", true);
-RES(k8s_res_redisbackups, "redis.io", "v1", "redisbackups", "RedisBackup", true);
-RES(k8s_res_redisscheduledbackups, "redis.io", "v1", "redisscheduledbackups",
-    "RedisScheduledBackup", true);
-#undef RES
+/* group, version, plural, kind, namespaced */
+const struct k8s_resource k8s_res_pods = { "", "v1", "pods", "Pod", true };
+const struct k8s_resource k8s_res_services = { "", "v1", "services", "Service", true };
+const struct k8s_resource k8s_res_secrets = { "", "v1", "secrets", "Secret", true };
+const struct k8s_resource k8s_res_configmaps = { "", "v1", "configmaps", "ConfigMap", true };
+const struct k8s_resource k8s_res_pvcs = { "", "v1", "persistentvolumeclaims",
+	                                   "PersistentVolumeClaim", true };
+const struct k8s_resource k8s_res_serviceaccounts = { "", "v1", "serviceaccounts", "ServiceAccount",
+	                                              true };
+const struct k8s_resource k8s_res_nodes = { "", "v1", "nodes", "Node", false };
+const struct k8s_resource k8s_res_namespaces = { "", "v1", "namespaces", "Namespace", false };
+const struct k8s_resource k8s_res_events = { "events.k8s.io", "v1", "events", "Event", true };
+const struct k8s_resource k8s_res_leases = { "coordination.k8s.io", "v1", "leases", "Lease", true };
+const struct k8s_resource k8s_res_roles = { "rbac.authorization.k8s.io", "v1", "roles", "Role",
+	                                    true };
+const struct k8s_resource k8s_res_rolebindings = { "rbac.authorization.k8s.io", "v1",
+	                                           "rolebindings", "RoleBinding", true };
+const struct k8s_resource k8s_res_pdbs = { "policy", "v1", "poddisruptionbudgets",
+	                                   "PodDisruptionBudget", true };
+const struct k8s_resource k8s_res_networkpolicies = { "networking.k8s.io", "v1", "networkpolicies",
+	                                              "NetworkPolicy", true };
+const struct k8s_resource k8s_res_endpointslices = { "discovery.k8s.io", "v1", "endpointslices",
+	                                             "EndpointSlice", true };
+const struct k8s_resource k8s_res_crds = { "apiextensions.k8s.io", "v1",
+	                                   "customresourcedefinitions", "CustomResourceDefinition",
+	                                   false };
+const struct k8s_resource k8s_res_redisclusters = { "redis.io", "v1", "redisclusters",
+	                                            "RedisCluster", true };
+const struct k8s_resource k8s_res_redisbackups = { "redis.io", "v1", "redisbackups", "RedisBackup",
+	                                           true };
+const struct k8s_resource k8s_res_redisscheduledbackups = { "redis.io", "v1",
+	                                                    "redisscheduledbackups",
+	                                                    "RedisScheduledBackup", true };
 
 static bool is_lower_alnum(char c)
 {
@@ -95,19 +102,20 @@ static bool subresource_is_valid(const char *s)
 }
 
 static int path_check(const struct k8s_resource *r, const char *ns, const char *name,
-		      const char *sub, struct err *e)
+                      const char *sub, struct err *e)
 {
 	if (ns && !r->namespaced)
 		return err_set(e, -EINVAL, "%s is cluster-scoped: no namespace allowed", r->plural);
 	if (ns && !k8s_namespace_is_valid(ns))
 		return err_set(e, -EINVAL, "invalid namespace \"%.63s\": must be a DNS-1123 label",
-			       ns);
+		               ns);
 	if (name && r->namespaced && !ns)
 		return err_set(e, -EINVAL, "%s \"%.253s\": a namespace is required", r->plural,
-			       name);
+		               name);
 	if (name && !k8s_name_is_valid(name))
-		return err_set(e, -EINVAL, "invalid %s name \"%.253s\": must be a DNS-1123 subdomain",
-			       r->plural, name);
+		return err_set(e, -EINVAL,
+		               "invalid %s name \"%.253s\": must be a DNS-1123 subdomain",
+		               r->plural, name);
 	if (sub && !name)
 		return err_set(e, -EINVAL, "subresource %.32s needs a name", sub);
 	if (sub && !subresource_is_valid(sub))
@@ -116,7 +124,7 @@ static int path_check(const struct k8s_resource *r, const char *ns, const char *
 }
 
 int k8s_path(const struct k8s_resource *r, const char *ns, const char *name,
-	     const char *subresource, char **out, struct err *e)
+             const char *subresource, char **out, struct err *e)
 {
 	struct buf b = BUF_INIT(K8S_URL_MAX);
 	int rc = path_check(r, ns, name, subresource, e);
@@ -221,14 +229,14 @@ static int query_check(const struct k8s_query *q, struct err *e)
 		return err_set(e, -EINVAL, "query: limit and timeoutSeconds must be >= 0");
 	if (q->resource_version_match && !one_of(q->resource_version_match, matches))
 		return err_set(e, -EINVAL, "query: resourceVersionMatch \"%.32s\" unknown",
-			       q->resource_version_match);
+		               q->resource_version_match);
 	if (q->propagation_policy && !one_of(q->propagation_policy, policies))
 		return err_set(e, -EINVAL, "query: propagationPolicy \"%.32s\" unknown",
-			       q->propagation_policy);
+		               q->propagation_policy);
 	if (q->field_manager &&
 	    (!q->field_manager[0] || strlen(q->field_manager) > K8S_FIELD_MANAGER_MAX))
 		return err_set(e, -EINVAL, "query: fieldManager must be 1..%d bytes",
-			       K8S_FIELD_MANAGER_MAX);
+		               K8S_FIELD_MANAGER_MAX);
 	return 0;
 }
 

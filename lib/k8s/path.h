@@ -27,10 +27,10 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 
-#define K8S_NAME_MAX        253   /* DNS-1123 subdomain */
-#define K8S_NAMESPACE_MAX   63    /* DNS-1123 label */
-#define K8S_URL_MAX         16384 /* path + query; longer requests are refused */
-#define K8S_FIELD_MANAGER_MAX 128 /* the API server's own limit */
+#define K8S_NAME_MAX          253   /* DNS-1123 subdomain */
+#define K8S_NAMESPACE_MAX     63    /* DNS-1123 label */
+#define K8S_URL_MAX           16384 /* path + query; longer requests are refused */
+#define K8S_FIELD_MANAGER_MAX 128   /* the API server's own limit */
 
 struct k8s_resource {
 	const char *group;   /* "" for the core group */
@@ -74,7 +74,7 @@ bool k8s_namespace_is_valid(const char *ns);
  * scope (a namespace on a cluster-scoped resource, a named namespaced object without one).
  */
 int k8s_path(const struct k8s_resource *r, const char *ns, const char *name,
-	     const char *subresource, char **out, struct err *e);
+             const char *subresource, char **out, struct err *e);
 
 /* "apps/v1" or "v1": the apiVersion of objects of r. Writes at most len bytes. */
 void k8s_api_version(const struct k8s_resource *r, char *out, size_t len);
@@ -84,7 +84,7 @@ struct k8s_query {
 	const char *label_selector;
 	const char *field_selector;
 	const char *continue_token;
-	long limit;                         /* page size, >= 0 */
+	long limit; /* page size, >= 0 */
 	const char *resource_version;
 	const char *resource_version_match; /* "NotOlderThan" | "Exact" */
 	bool allow_watch_bookmarks;         /* allowWatchBookmarks=true */

@@ -18,13 +18,13 @@
 #include "lib/backoff.h"
 #include "lib/clock.h"
 
-#define EXCERPT_MAX       64          /* bytes of a bad line quoted in the message */
-#define LINE_KEEP_MAX     (64u << 10) /* a line buffer grown past this is freed after use */
-#define STATUS_BODY_MAX   K8S_STATUS_BODY_MAX
+#define EXCERPT_MAX     64          /* bytes of a bad line quoted in the message */
+#define LINE_KEEP_MAX   (64u << 10) /* a line buffer grown past this is freed after use */
+#define STATUS_BODY_MAX K8S_STATUS_BODY_MAX
 
 static const char *const event_names[] = {
-	[K8S_EVENT_ADDED] = "ADDED",       [K8S_EVENT_MODIFIED] = "MODIFIED",
-	[K8S_EVENT_DELETED] = "DELETED",   [K8S_EVENT_BOOKMARK] = "BOOKMARK",
+	[K8S_EVENT_ADDED] = "ADDED",     [K8S_EVENT_MODIFIED] = "MODIFIED",
+	[K8S_EVENT_DELETED] = "DELETED", [K8S_EVENT_BOOKMARK] = "BOOKMARK",
 	[K8S_EVENT_ERROR] = "ERROR",
 };
 
@@ -113,20 +113,20 @@ static int error_event(json_t *status, struct err *e)
 
 static int event_rv(struct k8s_watch_parser *p, json_t *obj, struct err *e)
 {
-	const char *rv = json_string_value(json_object_get(json_object_get(obj, "metadata"),
-							    "resourceVersion"));
+	const char *rv = json_string_value(
+	        json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
 
 	if (!rv || !rv[0])
 		return err_set(e, -EPROTO, "watch: event without metadata.resourceVersion");
 	if (strlen(rv) > K8S_RV_MAX)
 		return err_set(e, -EPROTO, "watch: resourceVersion longer than %d bytes",
-			       K8S_RV_MAX);
+		               K8S_RV_MAX);
 	memcpy(p->rv, rv, strlen(rv) + 1);
 	return 0;
 }
 
 static int parse_line(struct k8s_watch_parser *p, const char *s, size_t n,
-		      k8s_watch_event_fn on_event, void *ctx, struct err *e)
+                      k8s_watch_event_fn on_event, void *ctx, struct err *e)
 {
 	enum k8s_event_type type;
 	json_error_t jerr;
@@ -155,7 +155,7 @@ static int parse_line(struct k8s_watch_parser *p, const char *s, size_t n,
 
 /* One piece of a line: seg[0..n), which ends the line when complete is true. */
 static int feed_segment(struct k8s_watch_parser *p, const char *seg, size_t n, bool complete,
-			k8s_watch_event_fn on_event, void *ctx, struct err *e)
+                        k8s_watch_event_fn on_event, void *ctx, struct err *e)
 {
 	int rc;
 
@@ -167,7 +167,7 @@ static int feed_segment(struct k8s_watch_parser *p, const char *seg, size_t n, b
 		buf_release(&p->line);
 		p->skipping = !complete;
 		return err_set(e, -EMSGSIZE, "watch: event line over %zu bytes: skipped",
-			       p->line_max);
+		               p->line_max);
 	}
 	if (!complete)
 		return buf_append(&p->line, seg, n);
@@ -183,7 +183,7 @@ static int feed_segment(struct k8s_watch_parser *p, const char *seg, size_t n, b
 }
 
 int k8s_watch_feed(struct k8s_watch_parser *p, const char *data, size_t len,
-		   k8s_watch_event_fn on_event, void *ctx, struct err *e)
+                   k8s_watch_event_fn on_event, void *ctx, struct err *e)
 {
 	size_t off = 0;
 	int rc = 0;
@@ -200,7 +200,7 @@ int k8s_watch_feed(struct k8s_watch_parser *p, const char *data, size_t len,
 }
 
 int k8s_watch_finish(struct k8s_watch_parser *p, k8s_watch_event_fn on_event, void *ctx,
-		     struct err *e)
+                     struct err *e)
 {
 	int rc = 0;
 
@@ -259,8 +259,8 @@ static int jittered(int timeout_s)
 }
 
 static int watch_setup(struct k8s_client *c, struct watch_run *w, const struct k8s_resource *res,
-		       const char *ns, const struct k8s_list_opts *lo, const char *rv,
-		       int timeout_s, struct err *e)
+                       const char *ns, const struct k8s_list_opts *lo, const char *rv,
+                       int timeout_s, struct err *e)
 {
 	struct k8s_query q = {
 		.watch = true,
@@ -294,8 +294,8 @@ static int watch_result(struct watch_run *w, CURLcode cc, struct err *e)
 }
 
 int k8s_watch_run(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-		  const struct k8s_list_opts *lo, const char *resource_version, int timeout_s,
-		  k8s_watch_event_fn on_event, void *ctx, const atomic_bool *stop, struct err *e)
+                  const struct k8s_list_opts *lo, const char *resource_version, int timeout_s,
+                  k8s_watch_event_fn on_event, void *ctx, const atomic_bool *stop, struct err *e)
 {
 	struct watch_run w = { .on_event = on_event, .ctx = ctx, .stop = stop };
 	int rc;

@@ -38,10 +38,10 @@
 #include "lib/err.h"
 #include "lib/k8s/client.h"
 
-#define K8S_WATCH_LINE_MAX      (8u << 20) /* longest event line accepted */
-#define K8S_RV_MAX              128        /* longest resourceVersion accepted */
-#define K8S_WATCH_TIMEOUT_S_DEFAULT 300    /* server-side timeoutSeconds before jitter */
-#define K8S_WATCH_MARGIN_S      30         /* client deadline past the server's timeout */
+#define K8S_WATCH_LINE_MAX          (8u << 20) /* longest event line accepted */
+#define K8S_RV_MAX                  128        /* longest resourceVersion accepted */
+#define K8S_WATCH_TIMEOUT_S_DEFAULT 300        /* server-side timeoutSeconds before jitter */
+#define K8S_WATCH_MARGIN_S          30         /* client deadline past the server's timeout */
 
 enum k8s_event_type {
 	K8S_EVENT_ADDED,
@@ -53,14 +53,14 @@ enum k8s_event_type {
 
 /* Non-zero stops the stream; k8s_watch_feed/k8s_watch_run return that value. */
 typedef int (*k8s_watch_event_fn)(void *ctx, enum k8s_event_type type, json_t *object,
-				  const char *rv);
+                                  const char *rv);
 
 struct k8s_watch_parser {
-	struct buf line;       /* the incomplete line so far */
+	struct buf line; /* the incomplete line so far */
 	size_t line_max;
-	bool skipping;         /* discarding an over-long line up to its newline */
+	bool skipping;           /* discarding an over-long line up to its newline */
 	char rv[K8S_RV_MAX + 1]; /* latest resourceVersion, "" before any */
-	size_t consumed;       /* bytes of the last k8s_watch_feed chunk used */
+	size_t consumed;         /* bytes of the last k8s_watch_feed chunk used */
 };
 
 /* line_max 0 means K8S_WATCH_LINE_MAX. start_rv (may be NULL) seeds the tracked RV. */
@@ -71,11 +71,11 @@ const char *k8s_watch_parser_rv(const struct k8s_watch_parser *p);
 
 /* Feeds len bytes; see the header comment for the error contract. */
 int k8s_watch_feed(struct k8s_watch_parser *p, const char *data, size_t len,
-		   k8s_watch_event_fn on_event, void *ctx, struct err *e);
+                   k8s_watch_event_fn on_event, void *ctx, struct err *e);
 /* At end of stream: a final line without newline is parsed as an event (a truncated one
  * is -EPROTO). The parser is empty afterwards. */
 int k8s_watch_finish(struct k8s_watch_parser *p, k8s_watch_event_fn on_event, void *ctx,
-		     struct err *e);
+                     struct err *e);
 
 /* "ADDED" … "ERROR"; "?" for an unknown value. */
 const char *k8s_event_type_name(enum k8s_event_type t);
@@ -92,7 +92,7 @@ const char *k8s_event_type_name(enum k8s_event_type t);
  * The last resourceVersion seen is what on_event last received as rv.
  */
 int k8s_watch_run(struct k8s_client *c, const struct k8s_resource *res, const char *ns,
-		  const struct k8s_list_opts *lo, const char *resource_version, int timeout_s,
-		  k8s_watch_event_fn on_event, void *ctx, const atomic_bool *stop, struct err *e);
+                  const struct k8s_list_opts *lo, const char *resource_version, int timeout_s,
+                  k8s_watch_event_fn on_event, void *ctx, const atomic_bool *stop, struct err *e);
 
 #endif

@@ -29,7 +29,8 @@ static const struct {
 	  "/apis/rbac.authorization.k8s.io/v1/namespaces/ns1/roles/r" },
 	{ &k8s_res_rolebindings, "ns1", NULL, NULL, 0,
 	  "/apis/rbac.authorization.k8s.io/v1/namespaces/ns1/rolebindings" },
-	{ &k8s_res_pdbs, "ns1", "p", NULL, 0, "/apis/policy/v1/namespaces/ns1/poddisruptionbudgets/p" },
+	{ &k8s_res_pdbs, "ns1", "p", NULL, 0,
+	  "/apis/policy/v1/namespaces/ns1/poddisruptionbudgets/p" },
 	{ &k8s_res_networkpolicies, "ns1", NULL, NULL, 0,
 	  "/apis/networking.k8s.io/v1/namespaces/ns1/networkpolicies" },
 	{ &k8s_res_endpointslices, "ns1", NULL, NULL, 0,
@@ -38,7 +39,8 @@ static const struct {
 	  "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/redisclusters.redis.io" },
 	{ &k8s_res_redisclusters, "prod", "cache", "status", 0,
 	  "/apis/redis.io/v1/namespaces/prod/redisclusters/cache/status" },
-	{ &k8s_res_redisbackups, "prod", NULL, NULL, 0, "/apis/redis.io/v1/namespaces/prod/redisbackups" },
+	{ &k8s_res_redisbackups, "prod", NULL, NULL, 0,
+	  "/apis/redis.io/v1/namespaces/prod/redisbackups" },
 	{ &k8s_res_redisscheduledbackups, "prod", "nightly", NULL, 0,
 	  "/apis/redis.io/v1/namespaces/prod/redisscheduledbackups/nightly" },
 	{ &k8s_res_secrets, "x", "a.b.c", NULL, 0, "/api/v1/namespaces/x/secrets/a.b.c" },
@@ -76,7 +78,7 @@ START_TEST(path_table)
 
 	err_clear(&e);
 	rc = k8s_path(path_cases[_i].r, path_cases[_i].ns, path_cases[_i].name, path_cases[_i].sub,
-		      &p, &e);
+	              &p, &e);
 	ck_assert_msg(rc == path_cases[_i].want_rc, "case %d: rc %s (%s)", _i, err_name(rc), e.msg);
 	if (rc) {
 		ck_assert_ptr_null(p);
@@ -95,10 +97,10 @@ static const struct {
 	const char *prefix;
 	bool want;
 } long_names[] = {
-	{ 63, 'a', "", true },     /* the longest label */
-	{ 64, 'a', "", false },    /* a label may not pass 63 */
-	{ 253, 'a', "", false },   /* one 253-byte label */
-	{ 5, 'a', "", true },      /* short */
+	{ 63, 'a', "", true },   /* the longest label */
+	{ 64, 'a', "", false },  /* a label may not pass 63 */
+	{ 253, 'a', "", false }, /* one 253-byte label */
+	{ 5, 'a', "", true },    /* short */
 };
 
 START_TEST(name_lengths)
@@ -165,7 +167,9 @@ static const struct {
 	const char *want;
 } query_cases[] = {
 	{ { 0 }, 0, "" },
-	{ { .label_selector = "app=x,tier in (a,b)" }, 0, "?labelSelector=app%3Dx%2Ctier%20in%20%28a%2Cb%29" },
+	{ { .label_selector = "app=x,tier in (a,b)" },
+	  0,
+	  "?labelSelector=app%3Dx%2Ctier%20in%20%28a%2Cb%29" },
 	{ { .field_selector = "metadata.name=db-0", .limit = 500 },
 	  0,
 	  "?fieldSelector=metadata.name%3Ddb-0&limit=500" },
@@ -173,10 +177,14 @@ static const struct {
 	{ { .resource_version = "123", .resource_version_match = "NotOlderThan" },
 	  0,
 	  "?resourceVersion=123&resourceVersionMatch=NotOlderThan" },
-	{ { .watch = true, .allow_watch_bookmarks = true, .timeout_seconds = 300,
-	    .resource_version = "77", .label_selector = "a=b" },
+	{ { .watch = true,
+	    .allow_watch_bookmarks = true,
+	    .timeout_seconds = 300,
+	    .resource_version = "77",
+	    .label_selector = "a=b" },
 	  0,
-	  "?labelSelector=a%3Db&resourceVersion=77&watch=1&allowWatchBookmarks=true&timeoutSeconds=300" },
+	  "?labelSelector=a%3Db&resourceVersion=77&watch=1&allowWatchBookmarks=true&timeoutSeconds="
+	  "300" },
 	{ { .dry_run = true, .field_manager = "redis-operator", .force = true },
 	  0,
 	  "?dryRun=All&fieldManager=redis-operator&force=true" },

@@ -48,7 +48,7 @@ static int record_event(void *ctx, enum k8s_event_type type, json_t *obj, const 
 	char *s = spec ? json_dumps(spec, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 
 	buf_printf(out, "%s %s/%s rv=%s", k8s_event_type_name(type), ns ? ns : "-",
-		   name ? name : "-", rv);
+	           name ? name : "-", rv);
 	if (s)
 		buf_printf(out, " spec=%s", s);
 	buf_printf(out, " bytes=%zu\n", s ? strlen(s) : 0);
@@ -106,7 +106,7 @@ static const struct {
 	const char *name;
 	size_t line_max; /* 0: K8S_WATCH_LINE_MAX */
 } golden[] = {
-	{ "basic", 0 },    { "keepalive_crlf", 0 }, { "error_410", 0 }, { "error_gone", 0 },
+	{ "basic", 0 },     { "keepalive_crlf", 0 }, { "error_410", 0 },  { "error_gone", 0 },
 	{ "error_500", 0 }, { "malformed", 0 },      { "oversize", 256 },
 };
 
@@ -136,7 +136,7 @@ START_TEST(golden_every_split)
 	for (size_t k = 0; k <= len; k++) {
 		got = transcript(data, len, golden[_i].line_max, k, len);
 		ck_assert_msg(strcmp(got, want) == 0, "%s split at %zu:\n%s\nwant:\n%s",
-			      golden[_i].name, k, got, want);
+		              golden[_i].name, k, got, want);
 		free(got);
 	}
 	got = transcript(data, len, golden[_i].line_max, 1, 1);
@@ -159,9 +159,10 @@ static int stop_at_second(void *ctx, enum k8s_event_type type, json_t *obj, cons
 /* A callback's non-zero return stops the feed right after its line. */
 START_TEST(callback_stops_feed)
 {
-	static const char s[] = "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"}}}\n"
-				"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"resourceVersion\":\"2\"}}}\n"
-				"{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"resourceVersion\":\"3\"}}}\n";
+	static const char s[] =
+	        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"resourceVersion\":\"1\"}}}\n"
+	        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"resourceVersion\":\"2\"}}}\n"
+	        "{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"resourceVersion\":\"3\"}}}\n";
 	struct k8s_watch_parser p;
 	int count = 0;
 	size_t line = (sizeof(s) - 1) / 3;
@@ -183,7 +184,8 @@ END_TEST
 /* An over-long line frees its memory at once, and an error keeps the RV of the last event. */
 START_TEST(oversize_frees_and_resyncs)
 {
-	static const char ok[] = "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"9\"}}}\n";
+	static const char ok[] =
+	        "{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"9\"}}}\n";
 	struct k8s_watch_parser p;
 	char big[300];
 	struct buf out = BUF_INIT(4096);
