@@ -27,9 +27,9 @@ struct path_seg {
 };
 
 static const char *const type_names[] = {
-	[JSON_OBJECT] = "object", [JSON_ARRAY] = "array", [JSON_STRING] = "string",
-	[JSON_INTEGER] = "integer", [JSON_REAL] = "real", [JSON_TRUE] = "boolean",
-	[JSON_FALSE] = "boolean", [JSON_NULL] = "null",
+	[JSON_OBJECT] = "object",   [JSON_ARRAY] = "array", [JSON_STRING] = "string",
+	[JSON_INTEGER] = "integer", [JSON_REAL] = "real",   [JSON_TRUE] = "boolean",
+	[JSON_FALSE] = "boolean",   [JSON_NULL] = "null",
 };
 
 const char *jsonx_type_name(const json_t *j)
@@ -191,7 +191,7 @@ static int lookup(json_t *root, const char *path, json_t **out, struct err *e)
 
 json_t *jsonx_get(json_t *root, const char *path)
 {
-	json_t *v;
+	json_t *v = NULL;
 
 	return lookup(root, path, &v, NULL) < 0 ? NULL : v;
 }
@@ -202,7 +202,7 @@ json_t *jsonx_get(json_t *root, const char *path)
 static int get_typed(json_t *root, const char *path, json_type want, bool required, json_t **out,
                      struct err *e)
 {
-	json_t *v;
+	json_t *v = NULL;
 	int r = lookup(root, path, &v, e);
 
 	if (r < 0)
@@ -221,7 +221,7 @@ static int get_typed(json_t *root, const char *path, json_type want, bool requir
 static int get_string(json_t *root, const char *path, bool req, const char *def, const char **out,
                       struct err *e)
 {
-	json_t *v;
+	json_t *v = NULL;
 	int r = get_typed(root, path, JSON_STRING, req, &v, e);
 
 	if (r < 0)
@@ -233,7 +233,7 @@ static int get_string(json_t *root, const char *path, bool req, const char *def,
 static int get_int(json_t *root, const char *path, bool req, int64_t min, int64_t max, int64_t def,
                    int64_t *out, struct err *e)
 {
-	json_t *v;
+	json_t *v = NULL;
 	int64_t n;
 	int r = get_typed(root, path, JSON_INTEGER, req, &v, e);
 
@@ -245,7 +245,8 @@ static int get_int(json_t *root, const char *path, bool req, int64_t min, int64_
 	}
 	n = (int64_t)json_integer_value(v);
 	if (n < min || n > max)
-		return err_set(e, -ERANGE, "%s: %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]",
+		return err_set(e, -ERANGE,
+		               "%s: %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]",
 		               path_name(path), n, min, max);
 	*out = n;
 	return 0;
@@ -253,7 +254,7 @@ static int get_int(json_t *root, const char *path, bool req, int64_t min, int64_
 
 static int get_bool(json_t *root, const char *path, bool req, bool def, bool *out, struct err *e)
 {
-	json_t *v;
+	json_t *v = NULL;
 	int r = get_typed(root, path, JSON_TRUE, req, &v, e);
 
 	if (r < 0)
@@ -265,7 +266,7 @@ static int get_bool(json_t *root, const char *path, bool req, bool def, bool *ou
 static int get_container(json_t *root, const char *path, json_type want, bool req, json_t **out,
                          struct err *e)
 {
-	json_t *v;
+	json_t *v = NULL;
 	int r = get_typed(root, path, want, req, &v, e);
 
 	if (r < 0)
@@ -337,7 +338,7 @@ static int seg_put(json_t *node, const struct path_seg *s, json_t *value)
 			return -EINVAL;
 		}
 		return json_object_setn_new(node, buf_cstr(&s->key), s->key.len, value) ? -EINVAL
-		                                                                       : 0;
+		                                                                        : 0;
 	}
 	if (!json_is_array(node) || s->index > json_array_size(node)) {
 		json_decref(value);
@@ -430,8 +431,9 @@ int jsonx_loadb(const char *data, size_t len, size_t max_len, json_t **out, stru
 	json_t *j;
 
 	if (len > max_len)
-		return err_set(e, -EMSGSIZE, "JSON text of %zu bytes exceeds the limit of %zu bytes",
-		               len, max_len);
+		return err_set(e, -EMSGSIZE,
+		               "JSON text of %zu bytes exceeds the limit of %zu bytes", len,
+		               max_len);
 	if (len == 0)
 		data = "";
 	nul = memchr(data, '\0', len);

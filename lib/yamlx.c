@@ -44,9 +44,8 @@ struct yamlx_loader {
 	struct err *e;
 };
 
-__attribute__((format(printf, 4, 5))) static int fail(struct yamlx_loader *l,
-                                                      const yaml_mark_t *m, int code,
-                                                      const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static int fail(struct yamlx_loader *l, const yaml_mark_t *m,
+                                                      int code, const char *fmt, ...)
 {
 	char msg[ERR_MSG_MAX];
 	va_list ap;
@@ -165,9 +164,9 @@ static bool is_float_syntax(const char *s)
 
 static int as_float(const char *s, size_t n, json_t **out)
 {
-	static const char *const special[] = { ".inf", ".Inf", ".INF",  "+.inf", "+.Inf",
+	static const char *const special[] = { ".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf",
 		                               "+.INF", "-.inf", "-.Inf", "-.INF", ".nan",
-		                               ".NaN", ".NAN", NULL };
+		                               ".NaN",  ".NAN",  NULL };
 	double d;
 
 	(void)n;
@@ -187,15 +186,18 @@ static const struct {
 	const char *name;
 	int (*resolve)(const char *s, size_t n, json_t **out);
 } scalar_tags[] = {
-	{ "str", "!!str", as_string },        { "!", "!", as_string },
-	{ "binary", "!!binary", as_string },  { "timestamp", "!!timestamp", as_string },
-	{ "null", "!!null", as_null },        { "bool", "!!bool", as_bool },
-	{ "int", "!!int", as_int },           { "float", "!!float", as_float },
+	{ "str", "!!str", as_string },       { "!", "!", as_string },
+	{ "binary", "!!binary", as_string }, { "timestamp", "!!timestamp", as_string },
+	{ "null", "!!null", as_null },       { "bool", "!!bool", as_bool },
+	{ "int", "!!int", as_int },          { "float", "!!float", as_float },
 };
 
 /* The order of the core schema: the first resolver that accepts a plain scalar wins. */
 static int (*const plain_resolvers[])(const char *s, size_t n, json_t **out) = {
-	as_null, as_bool, as_int, as_float,
+	as_null,
+	as_bool,
+	as_int,
+	as_float,
 };
 
 static int resolve_plain(const char *s, size_t n, json_t **out)
@@ -217,26 +219,44 @@ static bool tag_is(const char *tag, const char *name)
 	       strcmp(tag + strlen(TAG_PREFIX), name) == 0;
 }
 
+/* Tags as people write them: "!!int" rather than "tag:yaml.org,2002:int". */
+static const char *tag_shown(const char *tag, char *out, size_t n)
+{
+	if (strncmp(tag, TAG_PREFIX, strlen(TAG_PREFIX)) != 0)
+		return tag;
+	snprintf(out, n, "!!%s", tag + strlen(TAG_PREFIX));
+	return out;
+}
+
+static int resolve_tagged(const char *tag, const char *s, size_t n, const char **name, json_t **out)
+{
+	for (size_t i = 0; i < sizeof(scalar_tags) / sizeof(scalar_tags[0]); i++) {
+		if (tag_is(tag, scalar_tags[i].tag)) {
+			*name = scalar_tags[i].name;
+			return scalar_tags[i].resolve(s, n, out);
+		}
+	}
+	return -ENOTSUP;
+}
+
 static int resolve_scalar(struct yamlx_loader *l, const yaml_event_t *ev, json_t **out)
 {
 	const char *s = (const char *)ev->data.scalar.value;
 	size_t n = ev->data.scalar.length;
 	const char *tag = (const char *)ev->data.scalar.tag;
 	const char *name = "plain scalar";
-	int r = -ENOTSUP;
+	char shown[64];
+	int r;
 
-	if (!tag)
-		r = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE ? resolve_plain(s, n, out)
-		                                                     : as_string(s, n, out);
-	for (size_t i = 0; tag && i < sizeof(scalar_tags) / sizeof(scalar_tags[0]); i++) {
-		if (tag_is(tag, scalar_tags[i].tag)) {
-			name = scalar_tags[i].name;
-			r = scalar_tags[i].resolve(s, n, out);
-			break;
-		}
-	}
+	if (tag)
+		r = resolve_tagged(tag, s, n, &name, out);
+	else if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+		r = resolve_plain(s, n, out);
+	else
+		r = as_string(s, n, out);
 	if (r == -ENOTSUP)
-		return fail(l, &ev->start_mark, -EPROTO, "unsupported tag \"%s\"", tag);
+		return fail(l, &ev->start_mark, -EPROTO, "unsupported tag \"%s\"",
+		            tag_shown(tag ? tag : "", shown, sizeof(shown)));
 	if (r == -EINVAL)
 		return fail(l, &ev->start_mark, -EPROTO, "invalid %s value", name);
 	if (r == -ERANGE)
@@ -262,8 +282,7 @@ static bool expecting_key(struct yamlx_loader *l)
 }
 
 /* Accepts the value of "<<": a mapping or a sequence of mappings. */
-static int add_merge(struct yamlx_loader *l, struct yamlx_frame *f, json_t *v,
-                     const yaml_mark_t *m)
+static int add_merge(struct yamlx_loader *l, struct yamlx_frame *f, json_t *v, const yaml_mark_t *m)
 {
 	bool ok = json_is_array(v);
 	json_t *src;
@@ -274,13 +293,15 @@ static int add_merge(struct yamlx_loader *l, struct yamlx_frame *f, json_t *v,
 		json_array_append_new(f->merges, v);
 		return 0;
 	}
-	json_array_foreach(v, i, src) {
+	json_array_foreach(v, i, src)
+	{
 		if (!json_is_object(src))
 			ok = false;
 	}
 	if (!ok) {
 		json_decref(v);
-		return fail(l, m, -EPROTO, "merge key \"<<\" needs a mapping or a list of mappings");
+		return fail(l, m, -EPROTO,
+		            "merge key \"<<\" needs a mapping or a list of mappings");
 	}
 	f->merges = v;
 	return 0;
@@ -293,8 +314,10 @@ static void apply_merges(struct yamlx_frame *f)
 	json_t *src, *v;
 	const char *k;
 
-	json_array_foreach(f->merges, i, src) {
-		json_object_foreach(src, k, v) {
+	json_array_foreach(f->merges, i, src)
+	{
+		json_object_foreach(src, k, v)
+		{
 			if (!json_object_get(f->node, k))
 				json_object_set(f->node, k, v);
 		}
@@ -363,16 +386,19 @@ static int on_scalar(struct yamlx_loader *l, const yaml_event_t *ev)
 	return add_value(l, v, (const char *)ev->data.scalar.anchor, &ev->start_mark);
 }
 
-static int push(struct yamlx_loader *l, const yaml_event_t *ev, const char *anchor,
-                const char *tag, const char *want_tag)
+static int push(struct yamlx_loader *l, const yaml_event_t *ev, const char *anchor, const char *tag,
+                const char *want_tag)
 {
 	struct yamlx_frame *f;
+	char shown[64];
 	int r;
 
 	if (expecting_key(l))
 		return fail(l, &ev->start_mark, -EPROTO, "a mapping key must be a scalar");
 	if (tag && strcmp(tag, "!") != 0 && !tag_is(tag, want_tag))
-		return fail(l, &ev->start_mark, -EPROTO, "unsupported tag \"%s\"", tag);
+		return fail(l, &ev->start_mark, -EPROTO, "unsupported tag \"%s\" on a %s",
+		            tag_shown(tag, shown, sizeof(shown)),
+		            want_tag[0] == 'm' ? "mapping" : "sequence");
 	if (l->depth == YAMLX_MAX_DEPTH)
 		return fail(l, &ev->start_mark, -EMSGSIZE, "nesting deeper than %d",
 		            YAMLX_MAX_DEPTH);
@@ -428,14 +454,16 @@ static void tree_size(json_t *j, size_t *nodes, size_t *depth)
 
 	*nodes += 1;
 	if (json_is_object(j)) {
-		json_object_foreach(j, k, v) {
+		json_object_foreach(j, k, v)
+		{
 			d = 0;
 			*nodes += 1;
 			tree_size(v, nodes, &d);
 			max = d > max ? d : max;
 		}
 	}
-	json_array_foreach(j, i, v) {
+	json_array_foreach(j, i, v)
+	{
 		d = 0;
 		tree_size(v, nodes, &d);
 		max = d > max ? d : max;
@@ -521,8 +549,8 @@ static int parser_error(struct yamlx_loader *l, const yaml_parser_t *p, const ch
 	if (p->error == YAML_READER_ERROR)
 		m = mark_at(data, len, p->problem_offset);
 	if (p->context)
-		return fail(l, &m, -EPROTO, "%s (%s at line %zu, column %zu)", p->problem, p->context,
-		            c->line + 1, c->column + 1);
+		return fail(l, &m, -EPROTO, "%s (%s at line %zu, column %zu)", p->problem,
+		            p->context, c->line + 1, c->column + 1);
 	return fail(l, &m, -EPROTO, "%s", p->problem ? p->problem : "malformed YAML");
 }
 

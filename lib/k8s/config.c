@@ -15,10 +15,11 @@
  * Codes: a missing or dangling reference, bad base64 or YAML is -EINVAL; a file over
  * K8S_KUBECONFIG_MAX is -EMSGSIZE; open/read failures keep their errno.
  *
- * k8s_config_load: opts->kubeconfig, else the first path of $KUBECONFIG (a colon list
- * is not merged), else ~/.kube/config. prefer_in_cluster tries the service account
- * first; without it, in-cluster is the fallback when no kubeconfig was named and the
- * default one does not exist (as client-go's default loader).
+ * k8s_config_load: opts->kubeconfig, else the first non-empty path of $KUBECONFIG (the
+ * other paths of a colon list are neither read nor merged), else ~/.kube/config.
+ * prefer_in_cluster tries the service account first; without it, the service account
+ * is the fallback when opts->kubeconfig is NULL and the file found ($KUBECONFIG's or
+ * ~/.kube/config) does not exist, as client-go's default loader does.
  *
  * Secrets (key_pem, token, the kubeconfig's strings) are wiped before they are freed
  * and never quoted in messages. Bearer tokens must be printable ASCII without spaces:
@@ -52,23 +53,50 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* *out = the file's text without surrounding whitespace. The read buffer is wiped. */
-static int read_trimmed(const char *path, size_t max, char **out, struct err *e)
+/* Records why path could not be used; returns r. */
+static int file_error(struct err *e, const char *path, int r, size_t max)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	char *p, tmp[128];
-	size_t n = 0, start = 0;
-	ssize_t got;
-	int r;
+	char tmp[128];
 
-	if (fd < 0)
-		return err_set(e, -errno, "%s: %s", path, strerror_r(errno, tmp, sizeof(tmp)));
-	p = xmalloc(max + 1);
+	if (r == -EMSGSIZE)
+		err_set(e, r, "%s: larger than %zu bytes", path, max);
+	else if (r == -EINVAL)
+		err_set(e, r, "%s: contains a NUL byte", path);
+	else
+		err_set(e, r, "%s: %s", path, strerror_r(-r, tmp, sizeof(tmp)));
+	return r;
+}
+
+/* Reads fd into p (max + 1 bytes): 0, -errno, -EMSGSIZE past max, -EINVAL for a NUL byte. */
+static int read_bounded(int fd, char *p, size_t max, size_t *len)
+{
+	size_t n = 0;
+	ssize_t got;
+
 	do {
 		got = read(fd, p + n, max + 1 - n);
 		n += got > 0 ? (size_t)got : 0;
 	} while ((got > 0 || (got < 0 && errno == EINTR)) && n <= max);
-	r = got < 0 ? -errno : n > max ? -EMSGSIZE : memchr(p, '\0', n) ? -EINVAL : 0;
+	*len = n;
+	if (got < 0)
+		return errno > 0 ? -errno : -EIO;
+	if (n > max)
+		return -EMSGSIZE;
+	return memchr(p, '\0', n) ? -EINVAL : 0;
+}
+
+/* *out = the file's text without surrounding whitespace. The read buffer is wiped. */
+static int read_trimmed(const char *path, size_t max, char **out, struct err *e)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0, start = 0;
+	char *p;
+	int r;
+
+	if (fd < 0)
+		return file_error(e, path, errno > 0 ? -errno : -EIO, max);
+	p = xmalloc(max + 1);
+	r = read_bounded(fd, p, max, &n);
 	close(fd);
 	while (n > 0 && is_space(p[n - 1]))
 		n--;
@@ -78,11 +106,7 @@ static int read_trimmed(const char *path, size_t max, char **out, struct err *e)
 		*out = xstrndup(p + start, n - start);
 	secure_zero(p, max + 1);
 	free(p);
-	if (r == -EMSGSIZE)
-		return err_set(e, r, "%s: larger than %zu bytes", path, max);
-	if (r == -EINVAL)
-		return err_set(e, r, "%s: contains a NUL byte", path);
-	return r < 0 ? err_set(e, r, "%s: %s", path, strerror_r(-r, tmp, sizeof(tmp))) : 0;
+	return r == 0 ? 0 : file_error(e, path, r, max);
 }
 
 /* A bearer token goes into an HTTP header: printable ASCII, no spaces, not empty. */
@@ -98,10 +122,10 @@ static bool token_is_valid(const char *t)
 
 static int read_token(const char *path, char **out, struct err *e)
 {
-	char *t;
+	char *t = NULL;
 	int r = read_trimmed(path, TOKEN_FILE_MAX, &t, e);
 
-	if (r < 0)
+	if (r != 0)
 		return r;
 	if (!token_is_valid(t)) {
 		free_secret(t);
@@ -113,7 +137,7 @@ static int read_token(const char *path, char **out, struct err *e)
 
 const char *k8s_config_token(struct k8s_config *c, int64_t now_mono_ms)
 {
-	char *t;
+	char *t = NULL;
 
 	if (!c->token_file || (c->token && now_mono_ms - c->token_read_ms < K8S_TOKEN_REREAD_MS))
 		return c->token;
@@ -152,8 +176,9 @@ static int in_cluster_server(char **out, struct err *e)
 	long p;
 
 	if (!host || !*host || !port || !*port)
-		return err_set(e, -ENOENT, "not in a cluster: KUBERNETES_SERVICE_HOST and "
-		                           "KUBERNETES_SERVICE_PORT are not both set");
+		return err_set(e, -ENOENT,
+		               "not in a cluster: KUBERNETES_SERVICE_HOST and "
+		               "KUBERNETES_SERVICE_PORT are not both set");
 	if (host[strcspn(host, "/@[]#?% \t\r\n")])
 		return err_set(e, -EINVAL, "KUBERNETES_SERVICE_HOST: not a host name or address");
 	errno = 0;
@@ -205,7 +230,7 @@ int k8s_config_in_cluster(const char *sa_dir, struct k8s_config **out, struct er
 static int b64_value(char c)
 {
 	static const char alphabet[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const char *p = c ? strchr(alphabet, c) : NULL;
 
 	return p ? (int)(p - alphabet) : -1;
@@ -223,8 +248,12 @@ static int b64_decode(const char *in, char **out, size_t *out_len)
 	for (size_t i = 0; i < n; i++) {
 		if (is_space(in[i]))
 			continue;
-		v = in[i] == '=' && q >= 2 ? 0 : pad ? -1 : b64_value(in[i]);
-		pad += in[i] == '=';
+		if (in[i] == '=' && q >= 2) { /* padding: only in the last two places */
+			v = 0;
+			pad++;
+		} else {
+			v = pad ? -1 : b64_value(in[i]);
+		}
 		if (done || v < 0)
 			goto bad;
 		acc = acc << 6 | (uint32_t)v;
@@ -254,9 +283,9 @@ static int load_pem(json_t *doc, const char *path, char **out, struct err *e)
 	const char *b64;
 	char *pem;
 	size_t len;
-	int r = jsonx_string(doc, path, NULL, &b64, e);
+	int r = jsonx_string(doc, path, "", &b64, e);
 
-	if (r < 0 || !b64)
+	if (r < 0 || !*b64) /* empty counts as absent, as in client-go */
 		return r;
 	if (b64_decode(b64, &pem, &len) < 0)
 		return err_set(e, -EINVAL, "%s: invalid base64", path);
@@ -272,15 +301,17 @@ static int load_pem(json_t *doc, const char *path, char **out, struct err *e)
 /* --- kubeconfig --------------------------------------------------------------------------- */
 
 /* A file reference at path, made absolute against base_dir (*out untouched when absent). */
-static int load_path(json_t *doc, const char *path, const char *base_dir, char **out,
-                     struct err *e)
+static int load_path(json_t *doc, const char *path, const char *base_dir, char **out, struct err *e)
 {
 	const char *p;
 	int r = jsonx_string(doc, path, "", &p, e);
 
 	if (r < 0 || !*p)
 		return r;
-	*out = p[0] == '/' || !base_dir ? xstrdup(p) : xasprintf("%s/%s", base_dir, p);
+	if (p[0] == '/' || !base_dir)
+		*out = xstrdup(p);
+	else
+		*out = xasprintf("%s%s%s", base_dir, strcmp(base_dir, "/") ? "/" : "", p);
 	return 0;
 }
 
@@ -295,8 +326,7 @@ static int req_string(json_t *doc, const char *path, const char **out, struct er
 }
 
 /* Index of the entry of list whose name is name; -ENOENT (e untouched) when there is none. */
-static int find_named(json_t *doc, const char *list, const char *name, size_t *index,
-                      struct err *e)
+static int find_named(json_t *doc, const char *list, const char *name, size_t *index, struct err *e)
 {
 	char path[PATH_BUF];
 	const char *n;
@@ -391,8 +421,8 @@ static int load_user_token(json_t *doc, size_t i, const char *base_dir, struct k
 		c->token_read_ms = clock_mono_ms();
 		return r < 0 ? err_set(e, -EINVAL, "%s: %s", path, le.msg) : 0;
 	}
-	r = jsonx_string(doc, at(path, "users", i, "user.token"), NULL, &token, e);
-	if (r < 0 || !token)
+	r = jsonx_string(doc, at(path, "users", i, "user.token"), "", &token, e);
+	if (r < 0 || !*token)
 		return r;
 	if (!token_is_valid(token))
 		return err_set(e, -EINVAL, "%s: not a valid bearer token", path);
@@ -410,8 +440,8 @@ static int load_user(json_t *doc, size_t i, const char *name, const char *base_d
 		r = load_path(doc, at(path, "users", i, "user.client-certificate"), base_dir,
 		              &c->cert_file, e);
 	if (r == 0)
-		r = load_pem(doc, at(path, "users", i, "user.client-certificate-data"), &c->cert_pem,
-		             e);
+		r = load_pem(doc, at(path, "users", i, "user.client-certificate-data"),
+		             &c->cert_pem, e);
 	if (r == 0)
 		r = load_path(doc, at(path, "users", i, "user.client-key"), base_dir, &c->key_file,
 		              e);
@@ -421,7 +451,8 @@ static int load_user(json_t *doc, size_t i, const char *name, const char *base_d
 		return r;
 	if (!(c->cert_file || c->cert_pem) != !(c->key_file || c->key_pem))
 		return err_set(e, -EINVAL,
-		               "user \"%s\": a client certificate and a client key go together", name);
+		               "user \"%s\": a client certificate and a client key go together",
+		               name);
 	return load_user_token(doc, i, base_dir, c, e);
 }
 
@@ -435,7 +466,7 @@ static int select_context(json_t *doc, const struct k8s_config_opts *opts, struc
                           struct k8s_config *c, struct err *e)
 {
 	char path[PATH_BUF];
-	const char *ns;
+	const char *ns = "";
 	int r = jsonx_string(doc, "current-context", "", &k->context, e);
 
 	if (r < 0)
@@ -443,13 +474,13 @@ static int select_context(json_t *doc, const struct k8s_config_opts *opts, struc
 	if (opts->context)
 		k->context = opts->context;
 	if (!*k->context)
-		return err_set(e, -EINVAL, "kubeconfig: no current-context, and no context was given");
+		return err_set(e, -EINVAL,
+		               "kubeconfig: no current-context, and no context was given");
 	r = find_named(doc, "contexts", k->context, &k->ci, e);
 	if (r == -ENOENT)
 		return err_set(e, -EINVAL, "context \"%s\" not found", k->context);
 	if (r == 0)
-		r = req_string(doc, at(path, "contexts", k->ci, "context.cluster"), &k->cluster,
-		               e);
+		r = req_string(doc, at(path, "contexts", k->ci, "context.cluster"), &k->cluster, e);
 	if (r == 0)
 		r = jsonx_string(doc, at(path, "contexts", k->ci, "context.user"), "", &k->user, e);
 	if (r == 0)
@@ -496,8 +527,14 @@ static void wipe_strings(json_t *j)
 
 	if (json_is_string(j))
 		secure_zero((char *)json_string_value(j), json_string_length(j));
-	json_object_foreach(j, k, v) wipe_strings(v);
-	json_array_foreach(j, i, v) wipe_strings(v);
+	json_object_foreach(j, k, v)
+	{
+		wipe_strings(v);
+	}
+	json_array_foreach(j, i, v)
+	{
+		wipe_strings(v);
+	}
 }
 
 /* Builds the config from yamlx's documents (consumed). base_dir may be NULL. */
@@ -548,7 +585,8 @@ int k8s_config_from_kubeconfig(const char *text, size_t len, const struct k8s_co
 	int r;
 
 	if (len > K8S_KUBECONFIG_MAX)
-		return err_set(e, -EMSGSIZE, "kubeconfig: larger than %d bytes", K8S_KUBECONFIG_MAX);
+		return err_set(e, -EMSGSIZE, "kubeconfig: larger than %d bytes",
+		               K8S_KUBECONFIG_MAX);
 	err_clear(&le);
 	r = yamlx_load(text, len, &docs, &le);
 	if (r < 0)
@@ -561,7 +599,7 @@ int k8s_config_from_kubeconfig(const char *text, size_t len, const struct k8s_co
 
 /* --- loading ------------------------------------------------------------------------------ */
 
-/* The kubeconfig to read: opts, the first of $KUBECONFIG, ~/.kube/config; NULL if none. */
+/* The kubeconfig to read: opts, the first path in $KUBECONFIG, ~/.kube/config; NULL if none. */
 static char *kubeconfig_path(const struct k8s_config_opts *o)
 {
 	const char *env = getenv("KUBECONFIG");
@@ -569,7 +607,8 @@ static char *kubeconfig_path(const struct k8s_config_opts *o)
 
 	if (o->kubeconfig)
 		return xstrdup(o->kubeconfig);
-	if (env && *env && *env != ':')
+	env = env ? env + strspn(env, ":") : "";
+	if (*env)
 		return xstrndup(env, strcspn(env, ":"));
 	if (home && *home)
 		return xasprintf("%s/.kube/config", home);
@@ -615,7 +654,8 @@ int k8s_config_load(const struct k8s_config_opts *opts, struct k8s_config **out,
 		err_clear(&le);
 		r = k8s_config_in_cluster(o->sa_dir, out, &le);
 		if (r == -ENOENT)
-			snprintf(le.msg, sizeof(le.msg), "no kubeconfig at %s, and not in a cluster",
+			snprintf(le.msg, sizeof(le.msg),
+			         "no kubeconfig at %s, and not in a cluster",
 			         path ? path : "$HOME/.kube/config ($HOME unset)");
 	}
 	free(path);

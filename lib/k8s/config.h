@@ -19,31 +19,31 @@
 
 #include "lib/err.h"
 
-#define K8S_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+#define K8S_SA_DIR          "/var/run/secrets/kubernetes.io/serviceaccount"
 #define K8S_TOKEN_REREAD_MS 60000
-#define K8S_KUBECONFIG_MAX (1 << 20) /* a larger kubeconfig is refused */
+#define K8S_KUBECONFIG_MAX  (1 << 20) /* a larger kubeconfig is refused */
 
 struct k8s_config {
-	char *server;       /* "https://10.0.0.1:6443", no trailing slash */
-	char *ca_file;      /* CA bundle to verify the server, or NULL */
-	char *ca_pem;       /* inline CA (decoded certificate-authority-data), or NULL */
-	char *cert_file;    /* client certificate, or NULL */
+	char *server;    /* "https://10.0.0.1:6443", no trailing slash */
+	char *ca_file;   /* CA bundle to verify the server, or NULL */
+	char *ca_pem;    /* inline CA (decoded certificate-authority-data), or NULL */
+	char *cert_file; /* client certificate, or NULL */
 	char *cert_pem;
-	char *key_file;     /* client key, or NULL */
-	char *key_pem;      /* secret */
-	char *token;        /* bearer token, or NULL; secret */
-	char *token_file;   /* re-read periodically when set */
+	char *key_file;   /* client key, or NULL */
+	char *key_pem;    /* secret */
+	char *token;      /* bearer token, or NULL; secret */
+	char *token_file; /* re-read periodically when set */
 	int64_t token_read_ms;
-	char *namespace;    /* default namespace (context's or the service account's) */
+	char *namespace;           /* default namespace (context's or the service account's) */
 	bool insecure_skip_verify; /* only when explicitly allowed by the caller */
 };
 
 struct k8s_config_opts {
-	const char *kubeconfig;   /* explicit path, or NULL to consult $KUBECONFIG, ~/.kube/config */
-	const char *context;      /* NULL: current-context */
-	const char *sa_dir;       /* NULL: K8S_SA_DIR */
-	bool allow_insecure;      /* accept insecure-skip-tls-verify: true */
-	bool prefer_in_cluster;   /* try the service account before kubeconfig */
+	const char *kubeconfig; /* explicit path, or NULL to consult $KUBECONFIG, ~/.kube/config */
+	const char *context;    /* NULL: current-context */
+	const char *sa_dir;     /* NULL: K8S_SA_DIR */
+	bool allow_insecure;    /* accept insecure-skip-tls-verify: true */
+	bool prefer_in_cluster; /* try the service account before kubeconfig */
 };
 
 /* Loads from a kubeconfig or in-cluster per opts. 0, -ENOENT (nothing found), -EINVAL (bad file),
@@ -53,7 +53,7 @@ int k8s_config_load(const struct k8s_config_opts *opts, struct k8s_config **out,
 /* Parses kubeconfig text (YAML). Relative file references resolve against the directory of
  * opts->kubeconfig when set, else the working directory. */
 int k8s_config_from_kubeconfig(const char *text, size_t len, const struct k8s_config_opts *opts,
-			       struct k8s_config **out, struct err *e);
+                               struct k8s_config **out, struct err *e);
 int k8s_config_in_cluster(const char *sa_dir, struct k8s_config **out, struct err *e);
 /* Current bearer token (re-read from token_file when older than K8S_TOKEN_REREAD_MS); NULL if none.
  * Borrowed; valid until the next call. Not thread-safe: the client serialises calls. */

@@ -33,9 +33,9 @@ static void assert_json(const json_t *j, const char *want, const char *what)
 /* --- jsonx_get ---------------------------------------------------------------------------- */
 
 static const char get_doc[] =
-	"{\"spec\":{\"users\":[{\"name\":\"a\"},{\"name\":\"b\"}],\"storage\":{\"size\":5},"
-	"\"x\":null},\"metadata\":{\"annotations\":{\"redis.io/hash\":\"h\",\"a.b\":\"dots\","
-	"\"q\\\"k\":\"quote\",\"b\\\\s\":\"bs\",\"[x]\":\"brackets\"}},\"arr\":[[1,2],[3]]}";
+        "{\"spec\":{\"users\":[{\"name\":\"a\"},{\"name\":\"b\"}],\"storage\":{\"size\":5},"
+        "\"x\":null},\"metadata\":{\"annotations\":{\"redis.io/hash\":\"h\",\"a.b\":\"dots\","
+        "\"q\\\"k\":\"quote\",\"b\\\\s\":\"bs\",\"[x]\":\"brackets\"}},\"arr\":[[1,2],[3]]}";
 
 static const struct {
 	const char *path;
@@ -58,8 +58,8 @@ static const struct {
 	{ "arr[1][0]", "3" },
 	{ "arr[1][1]", NULL },
 	{ "arr[007][0]", NULL },
-	{ "spec.x", "null" },    /* present, and null */
-	{ "spec.x.y", NULL },    /* through null: absent */
+	{ "spec.x", "null" },               /* present, and null */
+	{ "spec.x.y", NULL },               /* through null: absent */
 	{ "spec.storage.size.more", NULL }, /* through a number: not reachable */
 	{ "spec.users.name", NULL },        /* key into an array */
 	{ "spec[0]", NULL },                /* index into an object */
@@ -104,13 +104,23 @@ END_TEST
 
 /* --- typed getters ------------------------------------------------------------------------ */
 
-enum getter { G_STR, G_STR_REQ, G_INT, G_INT_REQ, G_BOOL, G_BOOL_REQ, G_OBJ, G_OBJ_REQ, G_ARR,
-	      G_ARR_REQ };
+enum getter {
+	G_STR,
+	G_STR_REQ,
+	G_INT,
+	G_INT_REQ,
+	G_BOOL,
+	G_BOOL_REQ,
+	G_OBJ,
+	G_OBJ_REQ,
+	G_ARR,
+	G_ARR_REQ
+};
 
 static const char getter_doc[] =
-	"{\"s\":\"str\",\"i\":42,\"neg\":-5,\"r\":1.5,\"b\":true,\"f\":false,\"o\":{\"k\":\"v\"},"
-	"\"a\":[1],\"n\":null,\"big\":9223372036854775807,\"small\":-9223372036854775808,"
-	"\"spec\":{\"storage\":{\"size\":10},\"users\":[{\"name\":7}]}}";
+        "{\"s\":\"str\",\"i\":42,\"neg\":-5,\"r\":1.5,\"b\":true,\"f\":false,\"o\":{\"k\":\"v\"},"
+        "\"a\":[1],\"n\":null,\"big\":9223372036854775807,\"small\":-9223372036854775808,"
+        "\"spec\":{\"storage\":{\"size\":10},\"users\":[{\"name\":7}]}}";
 
 static const struct {
 	enum getter g;
@@ -124,7 +134,8 @@ static const struct {
 	{ G_STR, "o.k", 0, "v" },
 	{ G_STR, "i", -EINVAL, "i: expected string, got integer" },
 	{ G_STR, "spec.storage.size", -EINVAL, "spec.storage.size: expected string, got integer" },
-	{ G_STR, "spec.users[0].name", -EINVAL, "spec.users[0].name: expected string, got integer" },
+	{ G_STR, "spec.users[0].name", -EINVAL,
+	  "spec.users[0].name: expected string, got integer" },
 	{ G_STR, "s.x", -EINVAL, "s: expected object, got string" },
 	{ G_STR, "a.x", -EINVAL, "a: expected object, got array" },
 	{ G_STR, "o[0]", -EINVAL, "o: expected array, got object" },
@@ -238,9 +249,9 @@ START_TEST(getters)
 		ck_assert_str_eq(got, want ? want : "(null)");
 	}
 	/* The struct err is optional. */
-	ck_assert_int_eq(run_getter(doc, getter_cases[_i].g, getter_cases[_i].path, got,
-	                            sizeof(got), NULL),
-	                 getter_cases[_i].rc);
+	ck_assert_int_eq(
+	        run_getter(doc, getter_cases[_i].g, getter_cases[_i].path, got, sizeof(got), NULL),
+	        getter_cases[_i].rc);
 	json_decref(doc);
 }
 END_TEST
@@ -266,8 +277,8 @@ static const struct {
 	const char *json;
 	const char *name;
 } type_cases[] = {
-	{ "{}", "object" },   { "[]", "array" },     { "\"x\"", "string" }, { "1", "integer" },
-	{ "1.5", "real" },    { "true", "boolean" }, { "false", "boolean" }, { "null", "null" },
+	{ "{}", "object" }, { "[]", "array" },     { "\"x\"", "string" },  { "1", "integer" },
+	{ "1.5", "real" },  { "true", "boolean" }, { "false", "boolean" }, { "null", "null" },
 };
 
 START_TEST(type_names)
@@ -346,7 +357,8 @@ START_TEST(dumps_compact)
 	                  " \"\\u00e9\\n\" }");
 	char *s = jsonx_dumps_compact(j);
 
-	ck_assert_str_eq(s, "{\"a\":[true,null,\"x\",{\"y\":2,\"z\":1}],\"b\":1,\"c\":\"\xc3\xa9\\n\"}");
+	ck_assert_str_eq(
+	        s, "{\"a\":[true,null,\"x\",{\"y\":2,\"z\":1}],\"b\":1,\"c\":\"\xc3\xa9\\n\"}");
 	free(s);
 	json_decref(j);
 	s = jsonx_dumps_compact(NULL);
@@ -375,7 +387,8 @@ static const struct {
 	{ "{\"a\":", 0, 100, -EPROTO, "line 1, column 5: unexpected token near end of file" },
 	{ "{\n  \"a\": 1,\n  \"b\": }", 0, 100, -EPROTO,
 	  "line 3, column 8: unexpected token near '}'" },
-	{ "{\"a\":1,\"a\":2}", 0, 100, -EPROTO, "line 1, column 10: duplicate object key near '\"a\"'" },
+	{ "{\"a\":1,\"a\":2}", 0, 100, -EPROTO,
+	  "line 1, column 10: duplicate object key near '\"a\"'" },
 	{ "\"str\"", 0, 100, -EPROTO, "line 1, column 5: '[' or '{' expected near '\"str\"'" },
 	{ "{} x", 0, 100, -EPROTO, "line 1, column 4: end of file expected near 'x'" },
 	{ "", 0, 100, -EPROTO, "line 1, column 0: '[' or '{' expected near end of file" },
