@@ -11,7 +11,7 @@ packages=(
   libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libhiredis-dev libssl-dev libyaml-dev check
   redis-server redis-tools redis-sentinel
   iproute2 iptables procps psmisc util-linux
-  clang clang-tidy clang-format cppcheck valgrind gdb
+  clang clang-tidy clang-format cppcheck valgrind gdb libclang-rt-14-dev
 )
 backports=(valkey-server valkey-tools valkey-sentinel)
 

@@ -20,7 +20,7 @@ enum vk_engine {
 
 /* Each part must be < 1000 (checked by vk_version_parse). */
 #define VK_VERSION(major, minor, patch)                                                            \
-	((unsigned)(major) * 1000000u + (unsigned)(minor) * 1000u + (unsigned)(patch))
+	((unsigned)(major)*1000000u + (unsigned)(minor)*1000u + (unsigned)(patch))
 #define VK_VERSION_MAJOR(v) ((v) / 1000000u)
 #define VK_VERSION_MINOR(v) ((v) / 1000u % 1000u)
 #define VK_VERSION_PATCH(v) ((v) % 1000u)

@@ -47,8 +47,9 @@
 
 enum vk_role {
 	VK_ROLE_UNKNOWN = 0,
-	VK_ROLE_PRIMARY, /* "role:master" */
-	VK_ROLE_REPLICA, /* "role:slave" */
+	VK_ROLE_PRIMARY,  /* "role:master" */
+	VK_ROLE_REPLICA,  /* "role:slave" */
+	VK_ROLE_SENTINEL, /* only from ROLE (sentinel's INFO has no role line) */
 };
 
 struct vk_info_replica {
@@ -71,11 +72,11 @@ struct vk_info {
 	/* Server. engine and version come from valkey_version when present, else from
 	 * redis_version (and server_name:valkey marks a valkey that lacks valkey_version). */
 	enum vk_engine engine;
-	unsigned version;                       /* VK_VERSION(), 0 when unknown */
-	char engine_version[VK_INFO_STR_SIZE];  /* "8.0.1" */
-	char redis_version[VK_INFO_STR_SIZE];   /* as reported: "7.2.4" on valkey 8 */
-	char valkey_version[VK_INFO_STR_SIZE];  /* "" on redis */
-	char server_name[VK_INFO_STR_SIZE];     /* "valkey" on valkey; "" on redis 7.0 */
+	unsigned version;                      /* VK_VERSION(), 0 when unknown */
+	char engine_version[VK_INFO_STR_SIZE]; /* "8.0.1" */
+	char redis_version[VK_INFO_STR_SIZE];  /* as reported: "7.2.4" on valkey 8 */
+	char valkey_version[VK_INFO_STR_SIZE]; /* "" on redis */
+	char server_name[VK_INFO_STR_SIZE];    /* "valkey" on valkey; "" on redis 7.0 */
 	char run_id[VK_INFO_ID_SIZE];
 	long long process_id;
 	long long uptime_in_seconds;
@@ -155,7 +156,7 @@ int vk_info_parse(const char *text, size_t len, struct vk_info *out, struct err 
  */
 int vk_info_get(const char *text, size_t len, const char *field, char *out, size_t outlen);
 
-/* "primary", "replica", "unknown". */
+/* "primary", "replica", "sentinel", "unknown". */
 const char *vk_role_name(enum vk_role role);
 
 #endif
