@@ -36,6 +36,10 @@ MAIN_OBJ := $(BUILD)/cmd/main.o
 UNIT_SRC := $(sort $(wildcard test/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 UNIT_HELPER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(UNIT_SRC),$(wildcard test/unit/*.c)))
+# Check binaries that `make test` runs; fragments below may add theirs.
+TEST_BINS := $(UNIT_BIN)
+# Fragments of test tools that live beside their sources (node agent, integration tests).
+include $(sort $(wildcard test/*/*.mk test/integration/*/*.mk))
 HEADERS  := $(sort $(wildcard lib/*.h lib/k8s/*.h lib/valkey/*.h api/*.h controller/*.h instance/*.h))
 
 .PHONY: all help deps test unit asan valgrind lint fmt fmt-check hdr-check clean demo \
@@ -84,14 +88,14 @@ $(BUILD)/test/test_%: $(BUILD)/test/unit/test_%.o $(UNIT_HELPER_OBJ) $(CORE_OBJ)
 	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
 
 # --- tests -------------------------------------------------------------------
-unit: $(UNIT_BIN) $(BUILD)/redis-operator
-	@RESULTS=$(BUILD)/test-results bash test/run-unit.sh $(UNIT_BIN)
+unit: $(TEST_BINS) $(BUILD)/redis-operator
+	@RESULTS=$(BUILD)/test-results bash test/run-unit.sh $(TEST_BINS)
 
 integration: all
 	@RESULTS=$(BUILD)/test-results bash test/run-integration.sh
 
-test: all $(UNIT_BIN)
-	@RESULTS=$(BUILD)/test-results bash test/run-tests.sh $(UNIT_BIN)
+test: all $(TEST_BINS)
+	@RESULTS=$(BUILD)/test-results bash test/run-tests.sh $(TEST_BINS)
 
 asan:
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \

@@ -1,0 +1,34 @@
+# test/nodeagent/nodeagent.mk: the test node agent (the kubelet of the local environment).
+# The top Makefile includes it (after CORE_OBJ and TEST_BINS are defined):
+#     include $(wildcard test/*/*.mk ...)
+#
+# NODEAGENT_RT_SRC is the runtime half (no Kubernetes API code); NODEAGENT_SRC is every
+# non-test source of the agent, the API half and its main() included once they exist.
+
+NODEAGENT_TEST_SRC := $(wildcard test/nodeagent/test_*.c)
+NODEAGENT_SRC      := $(filter-out $(NODEAGENT_TEST_SRC),$(wildcard test/nodeagent/*.c))
+NODEAGENT_RT_SRC   := $(addprefix test/nodeagent/,faults.c imagemap.c mounts.c probe.c \
+	runtime.c sandbox.c spawn.c spec.c)
+NODEAGENT_OBJ      := $(NODEAGENT_SRC:%.c=$(BUILD)/%.o)
+NODEAGENT_RT_OBJ   := $(NODEAGENT_RT_SRC:%.c=$(BUILD)/%.o)
+NODEAGENT_LIB_OBJ  := $(filter $(BUILD)/lib/%,$(CORE_OBJ))
+
+$(BUILD)/test/nodeagent/test_%.o: CFLAGS += $(CHECK_CFLAGS)
+
+# Runs as root: network namespaces, veths on ro-br0 (made if missing), cgroups, mounts.
+$(BUILD)/nodeagent-runtime-test: $(BUILD)/test/nodeagent/test_runtime.o $(NODEAGENT_RT_OBJ) \
+		$(NODEAGENT_LIB_OBJ)
+	@echo "  LINK  $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+
+# The daemon, once the API half adds its main() (test/nodeagent/main.c or similar):
+#   $(BUILD)/nodeagent: $(NODEAGENT_OBJ) $(NODEAGENT_LIB_OBJ)
+#   	@echo "  LINK  $@"
+#   	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+# It needs lib/ including lib/k8s (all in NODEAGENT_LIB_OBJ), $(LDLIBS) (libcurl, jansson,
+# OpenSSL, ...) and at run time: root, iproute2 (`ip`), curl (httpGet probes), iptables
+# (loss fault), tc (delay fault, needs netem), cgroup v1 freezer, overlayfs, and
+# test/nodeagent/images.conf (rt_config.images) with OPERATOR_BIN set.
+
+# Run by `make test` with the unit layer (CI runs as root).
+TEST_BINS += $(BUILD)/nodeagent-runtime-test
