@@ -7,6 +7,16 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 all_alive() { for c in $ENV_COMPONENTS; do pid_alive "$c" || return 1; done; }
+# One env-up at a time: a second caller waits for the first, then finds it up.
+mkdir -p "$ENV_DIR"
+exec 9>"$ENV_DIR/.up.lock"
+flock -w 300 9 || die "another env-up holds $ENV_DIR/.up.lock"
+# Every process alive but the API not ready: it may be restarting; give it a moment
+# before calling it stale.
+for _ in $(seq 50); do
+  all_alive && ! api_ready || break
+  sleep 0.2
+done
 if all_alive && api_ready; then
   log "already up (kubeconfig: $KUBECONFIG_ADMIN)"
   exit 0

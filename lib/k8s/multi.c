@@ -1,0 +1,327 @@
+/*
+ * k8s/multi: parallel GETs over one curl multi handle (see multi.h).
+ *
+ * A k8s_multi keeps its CURLM (and so its connection cache) and a pool of easy handles
+ * across calls, so a poll every second reuses TLS connections. During a call, xfer[i]
+ * ties easy handle i to results[i]; every easy handle has its own CURLOPT_TIMEOUT_MS,
+ * and the loop also stops at an overall deadline (timeout + LOOP_SLACK_MS) as a guard.
+ * The bearer token is kept in a header list whose bytes are wiped before it is freed.
+ */
+#include "multi.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/alloc.h"
+#include "lib/buf.h"
+#include "lib/clock.h"
+
+#define LOOP_SLACK_MS 2000
+#define POLL_MS       100
+
+struct k8s_multi {
+	struct k8s_multi_opts o;
+	struct k8s_multi_tls tls;
+	bool has_tls;
+	char *user_agent;
+	struct curl_slist *headers; /* Accept, and Authorization when a token is set */
+	CURLM *cm;
+	CURL **pool;
+	size_t n_pool;
+};
+
+struct xfer {
+	struct k8s_multi_result *r;
+	struct buf body;
+	int64_t start_ms;
+	bool overflow;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void curl_global_once(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+static struct curl_slist *slist_add(struct curl_slist *l, const char *s)
+{
+	struct curl_slist *n = curl_slist_append(l, s);
+
+	if (!n)
+		abort(); /* only out of memory gets here */
+	return n;
+}
+
+struct k8s_multi *k8s_multi_new(const struct k8s_multi_opts *o)
+{
+	struct k8s_multi *m = xcalloc(1, sizeof(*m));
+	char *auth;
+
+	pthread_once(&curl_once, curl_global_once);
+	if (o)
+		m->o = *o;
+	if (m->o.timeout_ms <= 0)
+		m->o.timeout_ms = K8S_MULTI_TIMEOUT_MS_DEFAULT;
+	if (m->o.connect_timeout_ms <= 0 || m->o.connect_timeout_ms > m->o.timeout_ms)
+		m->o.connect_timeout_ms = m->o.timeout_ms;
+	if (m->o.body_max == 0)
+		m->o.body_max = K8S_MULTI_BODY_MAX_DEFAULT;
+	if (m->o.tls) {
+		m->tls = *m->o.tls;
+		m->has_tls = true;
+	}
+	m->o.tls = NULL;
+	m->user_agent = xstrdup(m->o.user_agent ? m->o.user_agent : "redis-operator");
+	m->o.user_agent = NULL;
+	m->headers = slist_add(NULL, "Accept: application/json");
+	if (m->o.bearer_token && !strpbrk(m->o.bearer_token, "\r\n")) {
+		auth = xasprintf("Authorization: Bearer %s", m->o.bearer_token);
+		m->headers = slist_add(m->headers, auth);
+		free_secret(auth);
+	}
+	m->o.bearer_token = NULL;
+	m->cm = curl_multi_init();
+	if (!m->cm)
+		abort();
+	return m;
+}
+
+void k8s_multi_free(struct k8s_multi *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n_pool; i++)
+		curl_easy_cleanup(m->pool[i]);
+	free(m->pool);
+	curl_multi_cleanup(m->cm);
+	for (struct curl_slist *p = m->headers; p; p = p->next)
+		secure_zero(p->data, strlen(p->data));
+	curl_slist_free_all(m->headers);
+	free(m->user_agent);
+	free(m);
+}
+
+void k8s_multi_results_release(struct k8s_multi_result *results, size_t n)
+{
+	for (size_t i = 0; results && i < n; i++) {
+		free(results[i].body);
+		results[i].body = NULL;
+	}
+}
+
+/* ---- one transfer ------------------------------------------------------------------- */
+
+static size_t body_write(char *ptr, size_t size, size_t nmemb, void *ctx)
+{
+	struct xfer *x = ctx;
+	size_t n = size * nmemb, room = x->body.limit - x->body.len;
+
+	if (n <= room)
+		return buf_append(&x->body, ptr, n) == 0 ? n : 0;
+	buf_append(&x->body, ptr, room); /* keep what fits */
+	x->overflow = true;
+	return 0; /* aborts this transfer */
+}
+
+static void set_blob(CURL *h, CURLoption opt, const char *pem)
+{
+	struct curl_blob b = { .data = (void *)(uintptr_t)pem,
+		               .len = strlen(pem),
+		               .flags = CURL_BLOB_NOCOPY };
+
+	curl_easy_setopt(h, opt, &b);
+}
+
+static void set_tls(const struct k8s_multi *m, CURL *h)
+{
+	const struct k8s_multi_tls *t = &m->tls;
+
+	if (!m->has_tls)
+		return;
+	if (t->ca_pem)
+		set_blob(h, CURLOPT_CAINFO_BLOB, t->ca_pem);
+	else if (t->ca_file)
+		curl_easy_setopt(h, CURLOPT_CAINFO, t->ca_file);
+	if (t->ca_pem || t->ca_file)
+		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+	if (t->cert_pem)
+		set_blob(h, CURLOPT_SSLCERT_BLOB, t->cert_pem);
+	else if (t->cert_file)
+		curl_easy_setopt(h, CURLOPT_SSLCERT, t->cert_file);
+	if (t->key_pem)
+		set_blob(h, CURLOPT_SSLKEY_BLOB, t->key_pem);
+	else if (t->key_file)
+		curl_easy_setopt(h, CURLOPT_SSLKEY, t->key_file);
+	if (t->insecure_skip_verify) {
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+}
+
+static void setup(const struct k8s_multi *m, CURL *h, const char *url, struct xfer *x)
+{
+	curl_easy_reset(h);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(h, CURLOPT_USERAGENT, m->user_agent);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, m->headers);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, m->o.timeout_ms);
+	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, m->o.connect_timeout_ms);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
+	set_tls(m, h);
+}
+
+static const struct {
+	CURLcode cc;
+	int code;
+} curl_errors[] = {
+	{ CURLE_COULDNT_CONNECT, -ECONNREFUSED }, { CURLE_COULDNT_RESOLVE_HOST, -EHOSTUNREACH },
+	{ CURLE_OPERATION_TIMEDOUT, -ETIMEDOUT }, { CURLE_SEND_ERROR, -ECONNRESET },
+	{ CURLE_RECV_ERROR, -ECONNRESET },        { CURLE_GOT_NOTHING, -ECONNRESET },
+	{ CURLE_SSL_CONNECT_ERROR, -ECONNRESET }, { CURLE_PEER_FAILED_VERIFICATION, -EACCES },
+	{ CURLE_SSL_CACERT_BADFILE, -EINVAL },    { CURLE_SSL_CERTPROBLEM, -EINVAL },
+	{ CURLE_URL_MALFORMAT, -EINVAL },         { CURLE_UNSUPPORTED_PROTOCOL, -EINVAL },
+};
+
+static int curl_code_to_err(CURLcode cc)
+{
+	for (size_t i = 0; i < sizeof(curl_errors) / sizeof(curl_errors[0]); i++)
+		if (curl_errors[i].cc == cc)
+			return curl_errors[i].code;
+	return -EIO;
+}
+
+/* Fills x->r from the finished transfer on h. */
+static void finish(CURL *h, CURLcode cc, struct xfer *x)
+{
+	struct k8s_multi_result *r = x->r;
+
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->http);
+	r->elapsed_ms = clock_mono_ms() - x->start_ms;
+	r->truncated = x->overflow;
+	if (x->overflow)
+		r->err = -EMSGSIZE;
+	else
+		r->err = cc == CURLE_OK ? 0 : curl_code_to_err(cc);
+	if (x->overflow)
+		snprintf(r->msg, sizeof(r->msg), "body over %zu bytes: truncated", x->body.limit);
+	else if (cc != CURLE_OK)
+		snprintf(r->msg, sizeof(r->msg), "%.*s", (int)sizeof(r->msg) - 1,
+		         x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc));
+	else
+		snprintf(r->msg, sizeof(r->msg), "HTTP %ld", r->http);
+	if (x->body.len) {
+		r->body_len = x->body.len;
+		r->body = buf_detach(&x->body, NULL);
+	}
+}
+
+/* ---- the call --------------------------------------------------------------------------- */
+
+static void pool_grow(struct k8s_multi *m, size_t n)
+{
+	if (m->n_pool >= n)
+		return;
+	m->pool = xreallocarray(m->pool, n, sizeof(*m->pool));
+	while (m->n_pool < n) {
+		m->pool[m->n_pool] = curl_easy_init();
+		if (!m->pool[m->n_pool])
+			abort();
+		m->n_pool++;
+	}
+}
+
+static void drain_messages(CURLM *cm)
+{
+	CURLMsg *msg;
+	int left;
+
+	while ((msg = curl_multi_info_read(cm, &left))) {
+		struct xfer *x = NULL;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+		if (x)
+			finish(msg->easy_handle, msg->data.result, x);
+	}
+}
+
+/* Runs the added transfers until all are done or the guard deadline passes. */
+static void run(struct k8s_multi *m)
+{
+	int64_t guard = clock_mono_ms() + m->o.timeout_ms + LOOP_SLACK_MS;
+	int running = 1;
+
+	while (running > 0 && clock_mono_ms() < guard) {
+		if (curl_multi_perform(m->cm, &running) != CURLM_OK)
+			break;
+		drain_messages(m->cm);
+		if (running > 0)
+			curl_multi_poll(m->cm, NULL, 0, POLL_MS, NULL);
+	}
+	drain_messages(m->cm);
+}
+
+static void result_init(struct k8s_multi_result *r, int err, const char *msg)
+{
+	memset(r, 0, sizeof(*r));
+	r->err = err;
+	snprintf(r->msg, sizeof(r->msg), "%s", msg);
+}
+
+int k8s_multi_get(struct k8s_multi *m, const char *const *urls, size_t n,
+                  struct k8s_multi_result *results, struct err *e)
+{
+	struct xfer *x;
+
+	if (n > K8S_MULTI_URLS_MAX)
+		return err_set(e, -EINVAL, "multi: %zu requests (at most %d)", n,
+		               K8S_MULTI_URLS_MAX);
+	if (n == 0)
+		return 0;
+	pool_grow(m, n);
+	x = xcalloc(n, sizeof(*x));
+	for (size_t i = 0; i < n; i++) {
+		result_init(&results[i], -ETIMEDOUT, "not finished");
+		x[i].r = &results[i];
+		buf_init(&x[i].body, m->o.body_max);
+		x[i].start_ms = clock_mono_ms();
+		if (!urls[i]) {
+			result_init(&results[i], -EINVAL, "no URL");
+			continue;
+		}
+		setup(m, m->pool[i], urls[i], &x[i]);
+		curl_multi_add_handle(m->cm, m->pool[i]);
+	}
+	run(m);
+	for (size_t i = 0; i < n; i++) {
+		if (urls[i])
+			curl_multi_remove_handle(m->cm, m->pool[i]);
+		buf_release(&x[i].body);
+	}
+	free(x);
+	return 0;
+}
+
+int k8s_multi_get_once(const char *const *urls, size_t n, const struct k8s_multi_opts *o,
+                       struct k8s_multi_result *results, struct err *e)
+{
+	struct k8s_multi *m = k8s_multi_new(o);
+	int rc = k8s_multi_get(m, urls, n, results, e);
+
+	k8s_multi_free(m);
+	return rc;
+}
