@@ -1,0 +1,361 @@
+/*
+ * rediscluster: the RedisCluster kind (redis.io/v1) as C: decoding with the CRD's
+ * defaults, validation with the CRD's verdicts and messages.
+ *
+ *   struct api_redis_cluster rc;
+ *   struct buf why = BUF_INIT(64 * 1024);
+ *   if (api_redis_cluster_decode(obj, &rc, &e) < 0)      e.msg names the JSON path
+ *           ...;
+ *   if (api_redis_cluster_validate(&rc, NULL, &why) < 0)  one API-server line per error
+ *           ...;
+ *   use(rc.spec.mode, rc.spec.instances, rc.spec.storage.size.value ...);
+ *   api_redis_cluster_release(&rc);
+ *
+ * Ownership: decode makes its own deep copy of obj (the caller keeps obj and may free it
+ * at once), applies the schema defaults to the copy, and keeps the copy in rc.json. Every
+ * `const char *` and `json_t *` in the struct (names, pass-through JSON such as affinity,
+ * tolerations, resources, nodeSelector, podTemplate labels) is borrowed from rc.json: valid
+ * until api_redis_cluster_release; json_incref one to keep it longer. Arrays (users,
+ * conditions, instancesStatus...) are allocated by decode and freed by release.
+ *
+ * Defaults: the schema's (mode standalone, storage {pvc, 1Gi}, failover timings, ...; see
+ * config/README.md), then the decoder's own, which depend on other fields:
+ *   instances unset        1 in standalone mode (0 in sentinel mode, where it is invalid,
+ *                          and in cluster mode, where the size is shards x (1 + replicas))
+ *   replicasPerShard unset 1
+ *   engine unset           detected from imageName: a repository name containing "valkey"
+ *                          is valkey, anything else (or no image) redis
+ *   imageName unset        API_REDIS_DEFAULT_IMAGE or API_VALKEY_DEFAULT_IMAGE
+ * The has_* flags keep what the object itself said (the CEL rules need has()).
+ * Quantities are decoded to bytes (memory, storage) and millicores (cpu), durations to
+ * milliseconds, by lib/parse; a value lib/parse refuses leaves valid false / ms -1, which
+ * validation reports.
+ *
+ * Validation: api_redis_cluster_validate gives the API server's verdict for the object as
+ * a create (old NULL) or as an update of old: schema and CEL rules, ratcheting, messages
+ * (see api/validate.h), plus the scale subresource's check of spec.instances. Call it on
+ * decoded structs only.
+ *
+ * Thread-safety: a decoded struct is plain data; one thread at a time.
+ */
+#ifndef REDIS_OPERATOR_API_REDISCLUSTER_H
+#define REDIS_OPERATOR_API_REDISCLUSTER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/meta.h"
+#include "api/schema.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/valkey/engine.h"
+
+#define API_REDIS_CLUSTER_KIND   "RedisCluster"
+#define API_REDIS_DEFAULT_IMAGE  "redis:7.0"
+#define API_VALKEY_DEFAULT_IMAGE "valkey/valkey:8.0"
+
+enum api_mode {
+	API_MODE_STANDALONE = 1,
+	API_MODE_SENTINEL,
+	API_MODE_CLUSTER,
+};
+
+enum api_update_strategy {
+	API_UPDATE_UNSUPERVISED = 1,
+	API_UPDATE_SUPERVISED,
+};
+
+enum api_update_method {
+	API_UPDATE_SWITCHOVER = 1,
+	API_UPDATE_RESTART,
+};
+
+enum api_storage_type {
+	API_STORAGE_PVC = 1,
+	API_STORAGE_EMPTYDIR,
+};
+
+/* In the CRD's order; 0 when spec.memory.maxMemoryPolicy is unset. */
+enum api_maxmemory_policy {
+	API_POLICY_NOEVICTION = 1,
+	API_POLICY_ALLKEYS_LRU,
+	API_POLICY_ALLKEYS_LFU,
+	API_POLICY_ALLKEYS_RANDOM,
+	API_POLICY_VOLATILE_LRU,
+	API_POLICY_VOLATILE_LFU,
+	API_POLICY_VOLATILE_RANDOM,
+	API_POLICY_VOLATILE_TTL,
+};
+
+enum api_exposure_role {
+	API_EXPOSURE_PRIMARY = 1,
+	API_EXPOSURE_REPLICA,
+};
+
+enum api_instance_role {
+	API_ROLE_PRIMARY = 1,
+	API_ROLE_REPLICA,
+	API_ROLE_SENTINEL,
+	API_ROLE_UNKNOWN,
+};
+
+enum api_link_state {
+	API_LINK_UP = 1,
+	API_LINK_DOWN,
+	API_LINK_SYNCING,
+	API_LINK_NONE,
+};
+
+struct api_storage {
+	enum api_storage_type type;
+	struct api_quantity size; /* bytes */
+	const char *storage_class_name;
+};
+
+struct api_memory {
+	bool set;
+	struct api_quantity max_memory; /* bytes */
+	bool has_max_memory_percent;
+	int64_t max_memory_percent;
+	enum api_maxmemory_policy max_memory_policy; /* 0: unset */
+};
+
+/* spec.resources: passed through to the container; memory and cpu also decoded. */
+struct api_resources {
+	json_t *json;                                       /* NULL when unset */
+	json_t *limits, *requests;                          /* maps, or NULL */
+	struct api_quantity limits_memory, requests_memory; /* bytes */
+	struct api_quantity limits_cpu, requests_cpu;       /* millicores */
+};
+
+struct api_user {
+	const char *name;
+	bool enabled;
+	const char **rules;
+	size_t n_rules;
+	struct api_secret_ref *password_secrets;
+	size_t n_password_secrets;
+};
+
+struct api_bootstrap {
+	bool set;
+	const char *backup_name;
+};
+
+struct api_replica_source {
+	bool set;
+	const char *cluster_name; /* exactly one of cluster_name and host */
+	const char *host;
+	int64_t port;
+	struct api_secret_ref auth_secret;
+	struct api_secret_ref ca_secret;
+};
+
+struct api_replica_mode {
+	bool set;
+	bool enabled;
+	bool promote;
+	struct api_replica_source source;
+};
+
+struct api_failover {
+	struct api_duration lease_duration;
+	struct api_duration renew_deadline;
+	struct api_duration renew_period;
+	struct api_duration delay;
+	struct api_duration switchover_timeout;
+};
+
+struct api_sentinel {
+	bool set;
+	int64_t count;
+	int64_t quorum;
+	struct api_duration down_after;
+};
+
+struct api_maintenance_window {
+	bool set;
+	bool in_progress;
+	bool reuse_pvc;
+};
+
+struct api_pod_template {
+	json_t *labels;      /* spec.podTemplate.metadata.labels, or NULL */
+	json_t *annotations; /* spec.podTemplate.metadata.annotations, or NULL */
+};
+
+struct api_allowed_client {
+	json_t *pod_selector;       /* a LabelSelector, or NULL */
+	json_t *namespace_selector; /* a LabelSelector, or NULL */
+};
+
+struct api_network_policy {
+	bool set;
+	bool enabled;
+	struct api_allowed_client *allowed_clients;
+	size_t n_allowed_clients;
+};
+
+struct api_exposure {
+	bool set;
+	bool enabled;
+	const char **entry_points;
+	size_t n_entry_points;
+	const char *host_sni;
+	enum api_exposure_role role;
+	const char **ip_allow_list;
+	size_t n_ip_allow_list;
+	bool has_max_connections;
+	int64_t max_connections;
+};
+
+struct api_redis_cluster_spec {
+	bool has_instances;
+	int64_t instances; /* decoder default: 1 in standalone mode */
+	enum api_mode mode;
+	bool has_shards;
+	int64_t shards;
+	bool has_replicas_per_shard;
+	int64_t replicas_per_shard; /* decoder default: 1 */
+	bool has_image_name;
+	const char *image_name; /* decoder default: the engine's image */
+	bool has_engine;
+	enum vk_engine engine; /* decoder default: from the image */
+	enum api_update_strategy primary_update_strategy;
+	enum api_update_method primary_update_method;
+	struct api_storage storage;
+	struct api_memory memory;
+	json_t *redis; /* directive → value (strings), or NULL */
+	struct api_resources resources;
+	struct api_secret_ref auth_secret;
+	struct api_user *users;
+	size_t n_users;
+	struct api_secret_ref tls_secret;
+	struct api_secret_ref ca_secret;
+	struct api_secret_ref connection_secret;
+	struct api_bootstrap bootstrap;
+	struct api_replica_mode replica_mode;
+	int64_t min_sync_replicas;
+	struct api_failover failover;
+	struct api_sentinel sentinel;
+	bool enable_pod_disruption_budget;
+	struct api_maintenance_window node_maintenance_window;
+	json_t *node_selector;               /* pass-through, or NULL */
+	json_t *affinity;                    /* pass-through, or NULL */
+	json_t *tolerations;                 /* pass-through array, or NULL */
+	json_t *topology_spread_constraints; /* pass-through array, or NULL */
+	const char *priority_class_name;
+	struct api_pod_template pod_template;
+	struct api_network_policy network_policy;
+	struct api_exposure exposure;
+	struct api_duration failed_after;
+};
+
+struct api_instance_status {
+	const char *name;
+	enum api_instance_role role; /* 0: unset */
+	bool ready;
+	bool has_shard;
+	int64_t shard;
+	int64_t replication_offset;
+	int64_t lag_bytes;
+	double lag_seconds;
+	enum api_link_state link; /* 0: unset */
+	bool fenced;
+	const char *last_seen;
+	const char *message;
+};
+
+struct api_shard_status {
+	int64_t index;
+	const char *primary;
+	const char **replicas;
+	size_t n_replicas;
+	const char *slots;
+	bool ready;
+};
+
+struct api_last_failover {
+	bool set;
+	const char *time;
+	const char *from;
+	const char *to;
+	const char *reason;
+	int64_t duration_ms;
+};
+
+struct api_redis_cluster_status {
+	const char *phase;
+	const char *phase_reason;
+	int64_t observed_generation;
+	enum vk_engine engine; /* 0: unset */
+	struct api_condition *conditions;
+	size_t n_conditions;
+	const char *current_primary;
+	const char *target_primary;
+	int64_t instances;
+	int64_t ready_instances;
+	const char *selector;
+	struct api_instance_status *instances_status;
+	size_t n_instances_status;
+	struct api_shard_status *shards;
+	size_t n_shards;
+	json_t *secrets_resource_version; /* Secret name → resourceVersion, or NULL */
+	double *time_to_ready_seconds;
+	size_t n_time_to_ready_seconds;
+	struct api_last_failover last_failover;
+};
+
+struct api_redis_cluster {
+	json_t *json; /* the defaulted copy everything borrows from (owned) */
+	struct api_meta meta;
+	struct api_redis_cluster_spec spec;
+	struct api_redis_cluster_status status;
+};
+
+/*
+ * The spec.redis deny lists of the CRD's rules, one entry per rule, in the CRD's order:
+ * a NULL-terminated list of names, or a prefix ("tls-", "cluster-"). The terminator has
+ * neither. test_api_crd checks each list against its rule's text.
+ */
+struct api_redis_denylist {
+	const char *const *names;
+	const char *prefix;
+};
+extern const struct api_redis_denylist api_redis_denylists[];
+/* spec.redis may not set name (any deny rule; the name as written: keys are lowercase). */
+bool api_redis_directive_denied(const char *name);
+
+/* The CRD's openAPIV3Schema (and its CEL rules) as a table. */
+extern const struct api_schema api_redis_cluster_schema;
+
+/*
+ * Decodes a RedisCluster (see the header comment). 0, or -EINVAL with e naming the path
+ * (a JSON type the struct cannot hold, an enum value outside the enum, wrong apiVersion or
+ * kind). out is written only on success.
+ */
+int api_redis_cluster_decode(json_t *obj, struct api_redis_cluster *out, struct err *e);
+/* Frees what decode allocated and drops rc->json; rc is zeroed. NULL-safe. */
+void api_redis_cluster_release(struct api_redis_cluster *rc);
+
+/*
+ * The API server's verdict on obj as created (old == NULL) or as an update of old. 0, or
+ * -EINVAL with one line per error appended to errors (see api/validate.h).
+ */
+int api_redis_cluster_validate(const struct api_redis_cluster *obj,
+                               const struct api_redis_cluster *old, struct buf *errors);
+
+/* The decoded struct as JSON, decoder defaults and decoded quantities included (golden
+ * files). A new reference. */
+json_t *api_redis_cluster_dump(const struct api_redis_cluster *rc);
+
+/* VK_ENGINE_VALKEY when the image's repository name (registry and tag or digest left
+ * out) contains "valkey", else VK_ENGINE_REDIS; NULL is redis. */
+enum vk_engine api_engine_from_image(const char *image);
+
+/* "standalone", "sentinel", "cluster"; NULL for anything else. */
+const char *api_mode_name(enum api_mode mode);
+
+#endif
