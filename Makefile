@@ -24,6 +24,9 @@ ifeq ($(DEVELOPER),1)
 CFLAGS += -Werror
 endif
 LDFLAGS += -pie -Wl,-z,relro,-z,now
+# copy-binary puts the libraries beside the binary: RPATH (not RUNPATH, which the
+# libraries' own dependencies would not see) $ORIGIN/lib finds them in any image.
+LDFLAGS += -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/lib'
 LDLIBS  += $(PKG_LIBS) -lpthread -lm
 
 LIB_SRC  := $(sort $(wildcard lib/*.c lib/k8s/*.c lib/valkey/*.c))

@@ -1,0 +1,238 @@
+/*
+ * inst: the instance manager's context and the internal API between its files.
+ * Not a public header: only the instance manager's own .c files include it.
+ *
+ * Threads and what they own (STYLE.md "Concurrency"):
+ *  - main = the supervisor (supervisor.c, ops.c): signals (signalfd), reaping every
+ *    child (it is PID 1), starting/stopping/restarting the server, the boot decision,
+ *    executing every mutation posted by HTTP handlers (queue + eventfd), secret
+ *    polling. It owns `ctl`, the hiredis connection used for mutations, and every
+ *    field below marked [sup].
+ *  - poller (poller.c): polls INFO over its own connection and writes the snapshot.
+ *  - lease driver + lease watchdog (lease.c): renew the primary Lease every
+ *    renewPeriod, count failures, and at the renew deadline fence the server at once
+ *    over the fence connection (serialised by the lease's transition lock).
+ *  - libmicrohttpd's threads (http.c): read the snapshot, post mutations, suspend the
+ *    connection until the supervisor resumes it.
+ * Fields marked [mu] are guarded by `mu`; [const] are set before any thread starts.
+ */
+#ifndef REDIS_OPERATOR_INSTANCE_INST_H
+#define REDIS_OPERATOR_INSTANCE_INST_H
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "instance/acl.h"
+#include "instance/request.h"
+#include "instance/settings.h"
+#include "instance/spec.h"
+#include "instance/status.h"
+#include "lib/backoff.h"
+#include "lib/err.h"
+#include "lib/k8s/client.h"
+#include "lib/k8s/lease.h"
+#include "lib/valkey/conn.h"
+
+#define INST_PARK_HOST         "127.0.0.1" /* a parked replica "follows" this: nothing listens */
+#define INST_PARK_PORT         1
+#define INST_FENCE_PAUSE_MS    (24LL * 3600 * 1000) /* CLIENT PAUSE WRITE of a fence */
+#define INST_FENCE_REASSERT_MS (600 * 1000)         /* re-issued this often while fenced */
+#define INST_CONF_FILE         "redis.conf"
+#define INST_MARKER_FILE       "redis-operator.fenced"
+#define INST_SOCKET_FILE       "redis.sock"
+#define INST_CMD_TIMEOUT_MS    2000 /* our own Redis commands */
+#define INST_CONNECT_MS        500
+
+struct MHD_Daemon;
+struct MHD_Connection;
+
+/* A mutation posted by an HTTP handler and executed by the supervisor. */
+struct inst_cmd {
+	struct inst_request req;
+	struct MHD_Connection *conn; /* resumed when done */
+	unsigned status;             /* HTTP status of the answer */
+	char *body;                  /* JSON answer (owned) */
+	bool done;
+	struct inst_cmd *next;
+};
+
+struct inst_user_pw {
+	char *name;
+	struct inst_pwset cur; /* the passwords in the Secret files now */
+	struct inst_pwset all; /* cur plus old ones not dropped yet */
+};
+
+/* Passwords from the secret volumes (secrets.c). */
+struct inst_creds {
+	char *operator_pw; /* cleartext: masterauth and our own AUTH */
+	struct inst_pwset default_cur, default_all;
+	struct inst_pwset operator_cur, operator_all;
+	size_t nusers;
+	struct inst_user_pw *users;
+	uint64_t stamp; /* of the files they were read from */
+};
+
+struct inst {
+	struct inst_settings set;                                             /* [const] */
+	char conf_path[PATH_MAX], sock_path[PATH_MAX], marker_path[PATH_MAX]; /* [const] */
+	char lease_name[256];                                                 /* [const] */
+
+	/* Kubernetes [const after boot]: the client is thread-safe */
+	struct k8s_config *kcfg;
+	struct k8s_client *kube, *lease_kube;
+	struct k8s_lease *lease;
+
+	/* desired state [sup] */
+	struct inst_spec spec;
+	struct inst_desired desired;
+	struct inst_creds creds;
+	bool http_tls; /* HTTPS with client certificates */
+
+	/* the server [sup] */
+	char server_bin[PATH_MAX];
+	enum vk_engine engine;
+	unsigned version;
+	pid_t server_pid;
+	bool stop_expected;
+	struct backoff restart_backoff;
+	int64_t restart_at; /* mono ms; 0: none pending */
+	int64_t fence_reassert_at;
+	enum inst_state want; /* PRIMARY, REPLICA (of want_host) or PARKED */
+	char want_host[INST_HOST_MAX + 1];
+	int want_port;
+	bool follow_primary; /* parked for lack of an address: keep resolving */
+	int64_t follow_at;
+	int64_t secrets_at;
+	struct vk_conn *ctl;
+	int sigfd, evfd;
+	int exit_code;
+
+	/* shared [mu] */
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	struct inst_snapshot snap;
+	struct inst_cmd *q_head, **q_tail;
+	char *shared_pw;             /* the operator password for other threads' connections */
+	unsigned creds_gen;          /* bumped when shared_pw changes */
+	unsigned long long poll_seq; /* polls completed */
+	bool poll_now;
+	bool polling;  /* a poll is in progress */
+	bool stopping; /* no new commands are accepted */
+
+	/* lease threads (lease.c) */
+	atomic_bool lease_lost;   /* set by on_change(false); the supervisor reacts */
+	atomic_bool lease_active; /* renewals expected (we are primary) */
+	atomic_ullong lease_failures;
+	pthread_t lease_driver, lease_watchdog;
+	bool lease_running;       /* [sup] */
+	pthread_mutex_t lease_mu; /* with lease_cv: wakes the lease threads */
+	pthread_cond_t lease_cv;
+	bool lease_stop;
+	struct vk_conn *fence_conn; /* used from on_change only (serialised) */
+
+	/* other threads */
+	pthread_t poller;
+	bool poller_running;
+	atomic_bool poller_stop;
+	struct MHD_Daemon *http, *metrics;
+};
+
+/* --- secrets.c --------------------------------------------------------------------- */
+int inst_creds_load(const struct inst_settings *s, struct inst_creds *out, struct err *e);
+/* A cheap fingerprint of the secret files (paths, inodes, sizes, mtimes, ..data). */
+uint64_t inst_creds_stamp(const struct inst_settings *s);
+/* cur takes fresh's passwords; the "all" sets keep cur's old ones. fresh is consumed. */
+void inst_creds_merge(struct inst_creds *cur, struct inst_creds *fresh);
+void inst_creds_drop_old(struct inst_creds *c);
+/* The password set of a spec user (every valid one), or NULL when it has no files. */
+const struct inst_pwset *inst_creds_user(const struct inst_creds *c, const char *name);
+void inst_creds_release(struct inst_creds *c);
+
+/* --- server.c ---------------------------------------------------------------------- */
+int inst_server_find(const char *override, enum vk_engine want, char *out, size_t len,
+                     struct err *e);
+/* Parses `redis-server --version` output. 0 or -EINVAL. */
+int inst_server_parse_version(const char *text, enum vk_engine *engine, unsigned *version,
+                              char *vtext, size_t vlen);
+int inst_server_probe(const char *bin, enum vk_engine *engine, unsigned *version, char *vtext,
+                      size_t vlen, struct err *e);
+int inst_server_spawn(const char *bin, const char *conf, pid_t *pid, struct err *e);
+bool inst_data_present(const char *dir);
+int inst_file_write_atomic(const char *path, const char *data, size_t len, struct err *e);
+int inst_marker_write(const char *path, const char *reason, struct err *e);
+bool inst_marker_read(const char *path, char *reason, size_t len);
+int inst_marker_remove(const char *path);
+
+/* --- kube.c ------------------------------------------------------------------------ */
+/* -EHOSTUNREACH-like errors mean unreachable; -ENOENT the object is gone. */
+int inst_kube_cluster(struct inst *in, struct inst_spec *out, struct err *e);
+/* The pod's IP, server port and manager port (named container ports "redis"/"http"
+ * when declared, else the defaults). */
+int inst_kube_pod_addr(struct inst *in, const char *pod, char *host, size_t hlen, int *port,
+                       int *http_port, struct err *e);
+int inst_kube_other_pods(struct inst *in, bool *out, struct err *e);
+
+/* --- lease.c ----------------------------------------------------------------------- */
+int inst_lease_init(struct inst *in, struct err *e);
+/* One acquire/renew step now: 0 held, -EBUSY someone else, other errno: API error. */
+int inst_lease_acquire(struct inst *in, struct err *e);
+/* Starts renewing (driver + watchdog threads); idempotent. */
+int inst_lease_start(struct inst *in, struct err *e);
+/* Stops renewing; release gives the Lease up (the fast path for the controller). */
+void inst_lease_stop(struct inst *in, bool release);
+bool inst_lease_held(struct inst *in);
+void inst_lease_free(struct inst *in);
+
+/* --- fence / ops.c ----------------------------------------------------------------- */
+/* CLIENT PAUSE WRITE + CLIENT KILL TYPE normal SKIPME yes: writes stop at once. */
+int inst_fence_server(struct vk_conn *c, struct err *e);
+/* Executes one posted mutation; fills cmd->status and cmd->body. */
+void inst_ops_execute(struct inst *in, struct inst_cmd *cmd);
+/* Persists the marker, fences the server, updates the snapshot. */
+int inst_fence_now(struct inst *in, struct vk_conn *c, const char *reason, struct err *e);
+/* Applies the desired live config and users to the running server (CONFIG SET, ACL
+ * SETUSER, CONFIG REWRITE); fills restart (may be NULL) with what needs a restart. */
+int inst_apply_live(struct inst *in, const struct inst_desired *old, struct inst_strv *restart,
+                    struct err *e);
+
+/* --- supervisor.c ------------------------------------------------------------------ */
+/* Blocks the signals the supervisor reads (before any thread starts), opens its fds. */
+int inst_supervisor_setup(struct inst *in);
+int inst_run(struct inst *in);
+/* The snapshot's fenced flag (any thread). */
+bool inst_is_fenced(struct inst *in);
+/* Queues a command for the supervisor: false when shutting down (answer 503 then). */
+bool inst_post(struct inst *in, struct inst_cmd *cmd);
+/* Answers every queued command with 503 (shutdown; after `stopping` is set). */
+void inst_drain_commands(struct inst *in);
+/* Renders and writes the config for the wanted role; updates the config hash. */
+int inst_write_config(struct inst *in, struct err *e);
+int inst_start_server(struct inst *in, struct err *e);
+/* Stops the server: SHUTDOWN, then SIGTERM, then SIGKILL within budget_ms. Returns
+ * 0, or 1 when it had to be killed. Reaps it. */
+int inst_stop_server(struct inst *in, int64_t budget_ms, bool nosave);
+/* Waits until our server answers PING (bounded). */
+int inst_wait_server(struct inst *in, int64_t budget_ms, struct err *e);
+void inst_set_state(struct inst *in, enum inst_state st, const char *reason);
+/* Hands the current operator password to the other threads' connections. */
+void inst_share_password(struct inst *in);
+/* A fresh connection as the operator user: unix socket (host NULL) or TCP. */
+struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int timeout_ms);
+
+/* --- poller.c ---------------------------------------------------------------------- */
+int inst_poller_start(struct inst *in, struct err *e);
+void inst_poller_stop(struct inst *in);
+/* Asks for a poll now and waits (bounded) until one completed. */
+void inst_poller_refresh(struct inst *in, int64_t timeout_ms);
+
+/* --- http.c ------------------------------------------------------------------------ */
+int inst_http_start(struct inst *in, struct err *e);
+void inst_http_stop(struct inst *in);
+/* Finishes a command: called by the supervisor; resumes the suspended connection. */
+void inst_http_complete(struct inst *in, struct inst_cmd *cmd);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * kube: what the instance manager reads from the API server: its RedisCluster, the
+ * address of another pod, and whether other pods of the cluster exist. Every request
+ * has the client's deadline (--api-timeout); callers on the boot path retry.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "instance/inst.h"
+#include "lib/jsonx.h"
+
+int inst_kube_cluster(struct inst *in, struct inst_spec *out, struct err *e)
+{
+	json_t *obj = NULL;
+	int rc = k8s_get(in->kube, &k8s_res_redisclusters, in->set.pod_namespace,
+	                 in->set.cluster_name, &obj, e);
+
+	if (rc)
+		return rc;
+	rc = inst_spec_decode(obj, out, e);
+	json_decref(obj);
+	return rc;
+}
+
+/* The containerPort named `name` in any container of the pod, or def. */
+static int named_port(json_t *pod, const char *name, int def)
+{
+	json_t *containers = jsonx_get(pod, "spec.containers"), *c, *p;
+	size_t i, j;
+
+	json_array_foreach (containers, i, c) {
+		json_array_foreach (json_object_get(c, "ports"), j, p) {
+			json_t *n = json_object_get(p, "name");
+			json_int_t v = json_integer_value(json_object_get(p, "containerPort"));
+
+			if (json_is_string(n) && strcmp(json_string_value(n), name) == 0 && v > 0 &&
+			    v < 65536)
+				return (int)v;
+		}
+	}
+	return def;
+}
+
+int inst_kube_pod_addr(struct inst *in, const char *pod, char *host, size_t hlen, int *port,
+                       int *http_port, struct err *e)
+{
+	json_t *obj = NULL;
+	const char *ip = NULL;
+	int rc = k8s_get(in->kube, &k8s_res_pods, in->set.pod_namespace, pod, &obj, e);
+
+	if (rc)
+		return rc;
+	rc = jsonx_string(obj, "status.podIP", NULL, &ip, e);
+	if (!rc && (!ip || !*ip))
+		rc = err_set(e, -EADDRNOTAVAIL, "pod %s: no IP yet", pod);
+	if (!rc) {
+		snprintf(host, hlen, "%s", ip);
+		*port = named_port(obj, "redis", 6379);
+		if (http_port)
+			*http_port = named_port(obj, "http", INST_HTTP_PORT_DEFAULT);
+	}
+	json_decref(obj);
+	return rc;
+}
+
+int inst_kube_other_pods(struct inst *in, bool *out, struct err *e)
+{
+	struct k8s_list_opts lo = { 0 };
+	char sel[320];
+	json_t *items = NULL, *it;
+	size_t i;
+	int rc;
+
+	snprintf(sel, sizeof(sel), "redis.io/cluster=%s", in->set.cluster_name);
+	lo.label_selector = sel;
+	rc = k8s_list(in->kube, &k8s_res_pods, in->set.pod_namespace, &lo, &items, NULL, e);
+	if (rc)
+		return rc;
+	*out = false;
+	json_array_foreach (items, i, it) {
+		const char *name = json_string_value(jsonx_get(it, "metadata.name"));
+
+		if (name && strcmp(name, in->set.pod_name) != 0)
+			*out = true;
+	}
+	json_decref(items);
+	return 0;
+}

@@ -1,0 +1,186 @@
+/*
+ * lease: the primary Lease `<cluster>-primary`, driven step-wise over lib/k8s/lease.
+ *
+ * While this instance is primary, a driver thread calls k8s_lease_try_acquire_or_renew
+ * every renewPeriod (counting failures for the metric), and a watchdog thread sleeps
+ * until the lease's validity ends and then calls k8s_lease_check, which fires
+ * on_change(false) exactly at the renew deadline even while the driver is stuck in a
+ * request. on_change(false) fences the server AT ONCE from that thread (pause writes,
+ * disconnect clients, marker file) over its own connection, then tells the
+ * supervisor, which stops the threads and reports. The lease client's timeout is
+ * below the renew deadline, so a hung request cannot outlive it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "instance/inst.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+
+static void wake_supervisor(struct inst *in)
+{
+	uint64_t one = 1;
+	ssize_t n = write(in->evfd, &one, sizeof(one));
+
+	(void)n;
+}
+
+static void on_change(void *ctx, bool leading)
+{
+	struct inst *in = ctx;
+	struct err e = { 0 };
+
+	if (leading || !atomic_load(&in->lease_active))
+		return;
+	/* Lost while primary: stop writes before anyone else may take the lease. */
+	if (inst_fence_now(in, in->fence_conn, "primary lease lost", &e) < 0)
+		log_error("lease", "fencing after lease loss failed", "error", e.msg, (char *)NULL);
+	else
+		log_warn("lease", "primary lease lost: fenced", "lease", in->lease_name,
+		         (char *)NULL);
+	atomic_store(&in->lease_lost, true);
+	wake_supervisor(in);
+}
+
+int inst_lease_init(struct inst *in, struct err *e)
+{
+	struct k8s_client_opts co = { 0 };
+	struct k8s_lease_opts lo = { 0 };
+
+	co.timeout_ms = (int)(in->spec.renew_deadline_ms / 2);
+	co.retries = -1;
+	in->lease_kube = k8s_client_new(in->kcfg, &co, e);
+	if (!in->lease_kube)
+		return e ? e->code : -EINVAL;
+	snprintf(in->lease_name, sizeof(in->lease_name), "%s-primary", in->set.cluster_name);
+	lo.name = in->lease_name;
+	lo.ns = in->set.pod_namespace;
+	lo.identity = in->set.pod_name;
+	lo.lease_duration_ms = in->spec.lease_duration_ms;
+	lo.renew_deadline_ms = in->spec.renew_deadline_ms;
+	lo.retry_period_ms = in->spec.renew_period_ms;
+	lo.on_change = on_change;
+	lo.ctx = in;
+	in->lease = k8s_lease_new(in->lease_kube, &lo, e);
+	in->fence_conn = inst_conn_new(in, NULL, 0, INST_CMD_TIMEOUT_MS);
+	pthread_mutex_init(&in->lease_mu, NULL);
+	pthread_cond_init(&in->lease_cv, NULL);
+	return in->lease ? 0 : (e ? e->code : -EINVAL);
+}
+
+int inst_lease_acquire(struct inst *in, struct err *e)
+{
+	return k8s_lease_try_acquire_or_renew(in->lease, clock_mono_ms(), e);
+}
+
+bool inst_lease_held(struct inst *in)
+{
+	return in->lease && k8s_lease_is_leader(in->lease, clock_mono_ms());
+}
+
+/* Sleeps until mono ms `until` or a stop request; returns false when stopping. */
+static bool nap_until(struct inst *in, int64_t until)
+{
+	struct timespec ts;
+	bool go;
+
+	pthread_mutex_lock(&in->lease_mu);
+	while (!in->lease_stop && clock_mono_ms() < until) {
+		int64_t wall = clock_wall_ms() + (until - clock_mono_ms());
+
+		ts.tv_sec = wall / 1000;
+		ts.tv_nsec = (wall % 1000) * 1000000;
+		pthread_cond_timedwait(&in->lease_cv, &in->lease_mu, &ts);
+	}
+	go = !in->lease_stop;
+	pthread_mutex_unlock(&in->lease_mu);
+	return go;
+}
+
+static void *driver_main(void *arg)
+{
+	struct inst *in = arg;
+	/* started right after an acquire or a renew: the next one is due a period later */
+	int64_t next = clock_mono_ms() + in->spec.renew_period_ms;
+
+	while (nap_until(in, next)) {
+		struct err e = { 0 };
+		int64_t now = clock_mono_ms();
+		int rc = k8s_lease_try_acquire_or_renew(in->lease, now, &e);
+
+		if (rc) {
+			atomic_fetch_add(&in->lease_failures, 1);
+			log_warn("lease", "renew failed", "lease", in->lease_name, "error", e.msg,
+			         (char *)NULL);
+		}
+		next = now + in->spec.renew_period_ms;
+	}
+	return NULL;
+}
+
+static void *watchdog_main(void *arg)
+{
+	struct inst *in = arg;
+	int64_t until = clock_mono_ms();
+
+	while (nap_until(in, until)) {
+		int64_t now = clock_mono_ms(), v;
+
+		k8s_lease_check(in->lease, now);
+		v = k8s_lease_valid_until(in->lease);
+		/* wake at the deadline, and at least every 50 ms to catch renewals */
+		until = v > now && v - now < 50 ? v : now + 50;
+	}
+	return NULL;
+}
+
+int inst_lease_start(struct inst *in, struct err *e)
+{
+	int rc;
+
+	if (in->lease_running)
+		return 0;
+	in->lease_stop = false;
+	atomic_store(&in->lease_lost, false);
+	atomic_store(&in->lease_active, true);
+	rc = pthread_create(&in->lease_driver, NULL, driver_main, in);
+	if (!rc)
+		rc = pthread_create(&in->lease_watchdog, NULL, watchdog_main, in);
+	if (rc)
+		return err_set(e, -rc, "lease: pthread_create failed");
+	in->lease_running = true;
+	return 0;
+}
+
+void inst_lease_stop(struct inst *in, bool release)
+{
+	struct err e = { 0 };
+
+	atomic_store(&in->lease_active, false);
+	if (in->lease_running) {
+		pthread_mutex_lock(&in->lease_mu);
+		in->lease_stop = true;
+		pthread_cond_broadcast(&in->lease_cv);
+		pthread_mutex_unlock(&in->lease_mu);
+		pthread_join(in->lease_driver, NULL);
+		pthread_join(in->lease_watchdog, NULL);
+		in->lease_running = false;
+	}
+	if (release && in->lease && k8s_lease_release(in->lease, &e) < 0)
+		log_warn("lease", "release failed", "lease", in->lease_name, "error", e.msg,
+		         (char *)NULL);
+}
+
+void inst_lease_free(struct inst *in)
+{
+	inst_lease_stop(in, false);
+	k8s_lease_free(in->lease);
+	in->lease = NULL;
+	k8s_client_free(in->lease_kube);
+	in->lease_kube = NULL;
+	vk_conn_free(in->fence_conn);
+	in->fence_conn = NULL;
+}

@@ -1,0 +1,604 @@
+/*
+ * ops: the mutations of the HTTP API, executed on the supervisor thread over `ctl`
+ * (see request.h for the bodies and inst.h for threads). Every operation is
+ * idempotent: asking for the state the instance is already in answers 200 and
+ * changes nothing.
+ *
+ * Invariant: nothing makes the server writable (REPLICAOF NO ONE, CLIENT UNPAUSE of a
+ * primary, removing the fence of a primary) unless this instance holds the primary
+ * Lease at that moment.
+ *
+ * Switchover (on the current primary): CLIENT PAUSE WRITE; read our
+ * master_repl_offset after the pause began; poll the TARGET's offset directly over
+ * TCP as the operator user (ROLE, a round trip each, not the ~1 s REPLCONF ACK) until
+ * it reaches ours; stop renewing and release the lease; ask the target's instance
+ * manager to promote (POST http://target:httpPort/v1/promote), which takes the lease
+ * and runs REPLICAOF NO ONE; then REPLICAOF target on ourselves (a partial resync:
+ * the target keeps our history as replid2) and unpause: the writes that waited now
+ * get READONLY and clients move to the new primary. The answer carries the measured
+ * pause. The manager drives the promote itself (not the controller) so the pause is
+ * a few round trips; the controller then moves status.currentPrimary and the labels.
+ * On a catch-up timeout the pause is lifted and nothing changed; if the promote
+ * fails, the target's role is checked directly, and if it is not primary we take the
+ * lease back and unpause, or stay fenced when we cannot.
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "instance/inst.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/valkey/directives.h"
+
+#define PROMOTE_TIMEOUT_MS 5000
+#define PEER_BODY_MAX      (64 * 1024)
+
+static void reply(struct inst_cmd *c, unsigned status, json_t *j)
+{
+	c->status = status;
+	c->body = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+}
+
+static void fail(struct inst_cmd *c, unsigned status, const char *msg)
+{
+	reply(c, status, json_pack("{s:s}", "error", msg));
+}
+
+static json_t *offsets(struct inst *in)
+{
+	struct vk_info i;
+
+	if (vk_info(in->ctl, "replication", &i, NULL) < 0)
+		return json_object();
+	return json_pack("{s:s,s:s,s:I,s:s}", "role", vk_role_name(i.role), "replId",
+	                 i.master_replid, "offset",
+	                 (json_int_t)(i.role == VK_ROLE_REPLICA ? i.slave_repl_offset
+	                                                        : i.master_repl_offset),
+	                 "replId2", i.master_replid2);
+}
+
+static void ok(struct inst *in, struct inst_cmd *c, const char *what)
+{
+	json_t *j = offsets(in);
+
+	json_object_set_new(j, "result", json_string(what));
+	json_object_set_new(j, "fenced", json_boolean(inst_is_fenced(in)));
+	json_object_set_new(j, "leaseHeld", json_boolean(inst_lease_held(in)));
+	reply(c, 200, j);
+}
+
+static void set_fenced(struct inst *in, bool fenced, const char *reason)
+{
+	pthread_mutex_lock(&in->mu);
+	in->snap.fenced = fenced;
+	snprintf(in->snap.fence_reason, sizeof(in->snap.fence_reason), "%s", fenced ? reason : "");
+	if (!fenced)
+		in->snap.primary_crashed = false;
+	pthread_mutex_unlock(&in->mu);
+}
+
+/* --- fence -------------------------------------------------------------------------- */
+
+int inst_fence_server(struct vk_conn *c, struct err *e)
+{
+	int rc = vk_client_pause_write(c, INST_FENCE_PAUSE_MS, e);
+
+	if (rc)
+		return rc;
+	/* Drop every normal client but ourselves: nothing queued behind the pause stays. */
+	(void)vk_command(c, NULL, NULL, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+	return 0;
+}
+
+int inst_fence_now(struct inst *in, struct vk_conn *c, const char *reason, struct err *e)
+{
+	char *pw;
+	int rc, mrc;
+
+	pthread_mutex_lock(&in->mu);
+	pw = in->shared_pw ? xstrdup(in->shared_pw) : NULL;
+	pthread_mutex_unlock(&in->mu);
+	vk_conn_set_auth(c, INST_OPERATOR_USER, pw);
+	free_secret(pw);
+	rc = inst_fence_server(c, e);
+	mrc = inst_marker_write(in->marker_path, reason, rc ? NULL : e);
+	set_fenced(in, true, reason);
+	in->fence_reassert_at = clock_mono_ms() + INST_FENCE_REASSERT_MS;
+	return rc ? rc : mrc;
+}
+
+static void op_fence(struct inst *in, struct inst_cmd *c)
+{
+	struct err e = { 0 };
+
+	if (inst_fence_now(in, in->ctl, c->req.reason, &e) < 0 && in->server_pid > 0)
+		return fail(c, 503, e.msg);
+	if (in->want == INST_STATE_PRIMARY)
+		inst_lease_stop(in, true); /* a fenced primary gives the lease up */
+	log_warn("ops", "fenced", "pod", in->set.pod_name, "reason", c->req.reason, (char *)NULL);
+	ok(in, c, "fenced");
+}
+
+static int take_lease(struct inst *in, struct inst_cmd *c)
+{
+	char holder[K8S_LEASE_IDENTITY_MAX + 1], msg[256];
+	struct err e = { 0 };
+	int rc = inst_lease_acquire(in, &e);
+
+	if (rc == 0)
+		return inst_lease_start(in, &e);
+	k8s_lease_holder(in->lease, holder, sizeof(holder));
+	if (rc == -EBUSY)
+		snprintf(msg, sizeof(msg), "the primary lease is held by %.128s", holder);
+	else
+		snprintf(msg, sizeof(msg), "the primary lease is unavailable: %.200s", e.msg);
+	fail(c, rc == -EBUSY ? 409 : 503, msg);
+	return rc;
+}
+
+static void op_unfence(struct inst *in, struct inst_cmd *c)
+{
+	struct err e = { 0 };
+
+	if (!inst_is_fenced(in))
+		return ok(in, c, "not fenced");
+	if (in->want == INST_STATE_PRIMARY && take_lease(in, c) < 0)
+		return;
+	if (vk_client_unpause(in->ctl, &e) < 0 && in->server_pid > 0)
+		return fail(c, 503, e.msg);
+	inst_marker_remove(in->marker_path);
+	set_fenced(in, false, NULL);
+	in->fence_reassert_at = 0;
+	log_info("ops", "unfenced", "pod", in->set.pod_name, (char *)NULL);
+	ok(in, c, "unfenced");
+}
+
+/* --- promote / replicate ----------------------------------------------------------- */
+
+static void become(struct inst *in, enum inst_state st, const char *host, int port, const char *why)
+{
+	in->want = st;
+	in->follow_primary = false;
+	snprintf(in->want_host, sizeof(in->want_host), "%s", host ? host : "");
+	in->want_port = port;
+	pthread_mutex_lock(&in->mu);
+	snprintf(in->snap.master_host, sizeof(in->snap.master_host), "%s", host ? host : "");
+	in->snap.master_port = port;
+	pthread_mutex_unlock(&in->mu);
+	inst_set_state(in, st, why);
+}
+
+static void op_promote(struct inst *in, struct inst_cmd *c)
+{
+	struct vk_info info;
+	struct err e = { 0 };
+
+	if (in->want == INST_STATE_PRIMARY && inst_lease_held(in) && !inst_is_fenced(in))
+		return ok(in, c, "already primary");
+	if (vk_info(in->ctl, "persistence", &info, &e) < 0)
+		return fail(c, 503, e.msg);
+	if (info.loading && !c->req.force)
+		return fail(c, 409, "the server is still loading its data");
+	if (take_lease(in, c) < 0)
+		return;
+	if (vk_replicaof_no_one(in->ctl, &e) < 0 || vk_client_unpause(in->ctl, &e) < 0) {
+		inst_lease_stop(in, true);
+		return fail(c, 503, e.msg);
+	}
+	inst_marker_remove(in->marker_path);
+	set_fenced(in, false, NULL);
+	become(in, INST_STATE_PRIMARY, NULL, 0, "promoted");
+	pthread_mutex_lock(&in->mu);
+	in->snap.lease_held = true;
+	pthread_mutex_unlock(&in->mu);
+	log_info("ops", "promoted", "pod", in->set.pod_name, (char *)NULL);
+	inst_poller_refresh(in, 0);
+	ok(in, c, "promoted");
+}
+
+static bool is_self(struct inst *in, const char *host, int port)
+{
+	return port == in->set.server_port && in->set.pod_ip && strcmp(host, in->set.pod_ip) == 0;
+}
+
+static void op_replicate(struct inst *in, struct inst_cmd *c)
+{
+	struct err e = { 0 };
+	bool same = in->want == INST_STATE_REPLICA && in->want_port == c->req.port &&
+	            strcmp(in->want_host, c->req.host) == 0;
+
+	if (is_self(in, c->req.host, c->req.port))
+		return fail(c, 400, "host, port: that is this instance");
+	if (same && !inst_is_fenced(in))
+		return ok(in, c, "already replicating");
+	if (vk_replicaof(in->ctl, c->req.host, c->req.port, &e) < 0)
+		return fail(c, 503, e.msg);
+	if (in->want == INST_STATE_PRIMARY)
+		inst_lease_stop(in, true);
+	/* A replica is read-only: a fence's pause would only hold back its replication. */
+	(void)vk_client_unpause(in->ctl, NULL);
+	inst_marker_remove(in->marker_path);
+	set_fenced(in, false, NULL);
+	become(in, INST_STATE_REPLICA, c->req.host, c->req.port, "replicating as instructed");
+	log_info("ops", "replicating", "pod", in->set.pod_name, "host", c->req.host, (char *)NULL);
+	ok(in, c, "replicating");
+}
+
+/* --- switchover -------------------------------------------------------------------- */
+
+static size_t sink(char *p, size_t size, size_t n, void *ctx)
+{
+	return buf_append(ctx, p, size * n) == 0 ? size * n : 0;
+}
+
+static int post_promote(struct inst *in, const char *host, int port, struct err *e)
+{
+	struct buf resp = BUF_INIT(PEER_BODY_MAX);
+	CURL *h = curl_easy_init();
+	char url[INST_HOST_MAX + 64], dir[PATH_MAX * 2];
+	long status = 0;
+	CURLcode cc;
+
+	snprintf(url, sizeof(url), "%s://%s:%d/v1/promote", in->http_tls ? "https" : "http", host,
+	         port);
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, "{}");
+	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)PROMOTE_TIMEOUT_MS);
+	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
+	if (in->http_tls) {
+		snprintf(dir, sizeof(dir), "%s/tls.crt", in->set.http_tls_dir);
+		curl_easy_setopt(h, CURLOPT_SSLCERT, dir);
+		snprintf(dir, sizeof(dir), "%s/tls.key", in->set.http_tls_dir);
+		curl_easy_setopt(h, CURLOPT_SSLKEY, dir);
+		snprintf(dir, sizeof(dir), "%s/ca.crt", in->set.http_tls_dir);
+		curl_easy_setopt(h, CURLOPT_CAINFO, dir);
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L); /* peers are addressed by IP */
+	}
+	cc = curl_easy_perform(h);
+	if (cc == CURLE_OK)
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(h);
+	if (cc != CURLE_OK || status != 200)
+		err_set(e, -EIO, "%s: %s %s", url, cc != CURLE_OK ? curl_easy_strerror(cc) : "HTTP",
+		        buf_cstr(&resp));
+	buf_release(&resp);
+	return cc == CURLE_OK && status == 200 ? 0 : -EIO;
+}
+
+struct sw {
+	char host[INST_HOST_MAX + 1];
+	int port, http_port;
+	int64_t timeout_ms;
+	struct vk_conn *target;
+	long long offset;
+	int64_t t0, t_caught, t_released, t_promoted, t_end; /* mono µs */
+};
+
+static int64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int sw_target(struct inst *in, struct inst_cmd *c, struct sw *s, struct err *e)
+{
+	struct vk_role_info r;
+	int rc = 0;
+
+	s->timeout_ms = c->req.timeout_ms ? c->req.timeout_ms : in->spec.switchover_timeout_ms;
+	snprintf(s->host, sizeof(s->host), "%s", c->req.host);
+	s->port = c->req.port;
+	s->http_port = c->req.http_port;
+	if (c->req.pod[0])
+		rc = inst_kube_pod_addr(in, c->req.pod, s->host, sizeof(s->host), &s->port,
+		                        &s->http_port, e);
+	if (rc)
+		return rc;
+	s->target = inst_conn_new(in, s->host, s->port, 1000);
+	rc = vk_role(s->target, &r, e);
+	if (!rc && r.role != VK_ROLE_REPLICA)
+		rc = err_set(e, -EINVAL, "target %s:%d is not a replica", s->host, s->port);
+	return rc;
+}
+
+/* Polls the target's own offset until it reaches ours: 0, or -ETIMEDOUT. */
+static int sw_catch_up(struct sw *s, struct err *e)
+{
+	int64_t deadline = now_us() + s->timeout_ms * 1000;
+	struct vk_role_info r;
+
+	while (now_us() < deadline) {
+		if (vk_role(s->target, &r, NULL) == 0 && r.offset >= s->offset)
+			return 0;
+	}
+	return err_set(e, -ETIMEDOUT, "target did not reach offset %lld within %lld ms", s->offset,
+	               (long long)s->timeout_ms);
+}
+
+static void sw_abort(struct inst *in, struct inst_cmd *c, const char *why)
+{
+	struct err e = { 0 };
+	struct vk_role_info r;
+
+	if (inst_lease_acquire(in, &e) == 0 && inst_lease_start(in, &e) == 0 &&
+	    vk_role(in->ctl, &r, NULL) == 0 && r.role == VK_ROLE_PRIMARY) {
+		vk_client_unpause(in->ctl, NULL);
+		return fail(c, 502, why);
+	}
+	inst_fence_now(in, in->ctl, "switchover failed half-way", NULL);
+	fail(c, 502, "switchover failed half-way; this instance stays fenced");
+}
+
+static double ms_between(int64_t a, int64_t b)
+{
+	return (double)(b - a) / 1000.0;
+}
+
+static void sw_answer(struct inst_cmd *c, const struct sw *s)
+{
+	json_t *j = json_pack("{s:s,s:s,s:i,s:I}", "result", "switched over", "target", s->host,
+	                      "targetPort", s->port, "offset", (json_int_t)s->offset);
+
+	/* where the pause went: catch-up, lease release, the target's promote (lease + REPLICAOF) */
+	json_object_set_new(j, "catchUpMs", json_real(ms_between(s->t0, s->t_caught)));
+	json_object_set_new(j, "leaseReleaseMs", json_real(ms_between(s->t_caught, s->t_released)));
+	json_object_set_new(j, "promoteMs", json_real(ms_between(s->t_released, s->t_promoted)));
+	json_object_set_new(j, "writePauseMs", json_real(ms_between(s->t0, s->t_promoted)));
+	json_object_set_new(j, "oldPrimaryPausedMs", json_real(ms_between(s->t0, s->t_end)));
+	reply(c, 200, j);
+}
+
+static void sw_run(struct inst *in, struct inst_cmd *c, struct sw *s)
+{
+	struct vk_info info;
+	struct vk_role_info r;
+	struct err e = { 0 };
+
+	s->t0 = now_us();
+	if (vk_client_pause_write(in->ctl, s->timeout_ms + PROMOTE_TIMEOUT_MS + 2000, &e) < 0 ||
+	    vk_info(in->ctl, "replication", &info, &e) < 0)
+		return fail(c, 503, e.msg);
+	s->offset = info.master_repl_offset;
+	if (sw_catch_up(s, &e) < 0) {
+		vk_client_unpause(in->ctl, NULL);
+		return fail(c, 504, e.msg);
+	}
+	s->t_caught = now_us();
+	inst_lease_stop(in, true);
+	s->t_released = now_us();
+	if (post_promote(in, s->host, s->http_port, &e) < 0 &&
+	    !(vk_role(s->target, &r, NULL) == 0 && r.role == VK_ROLE_PRIMARY))
+		return sw_abort(in, c, e.msg);
+	s->t_promoted = now_us();
+	if (vk_replicaof(in->ctl, s->host, s->port, &e) < 0)
+		log_error("ops", "switchover: REPLICAOF the new primary failed", "error", e.msg,
+		          (char *)NULL);
+	vk_client_unpause(in->ctl, NULL);
+	s->t_end = now_us();
+	become(in, INST_STATE_REPLICA, s->host, s->port, "switched over");
+	sw_answer(c, s);
+}
+
+static void op_switchover(struct inst *in, struct inst_cmd *c)
+{
+	struct sw s = { 0 };
+	struct err e = { 0 };
+
+	if (in->want != INST_STATE_PRIMARY || inst_is_fenced(in) || !inst_lease_held(in))
+		return fail(c, 409,
+		            "switchover needs this instance to be the unfenced primary "
+		            "holding the lease");
+	if (sw_target(in, c, &s, &e) < 0)
+		fail(c, e.code == -EINVAL ? 409 : 503, e.msg);
+	else
+		sw_run(in, c, &s);
+	vk_conn_free(s.target);
+	if (c->status == 200) {
+		char ms[32];
+
+		snprintf(ms, sizeof(ms), "%.3f", (double)(s.t_promoted - s.t0) / 1000.0);
+		log_info("ops", "switched over", "pod", in->set.pod_name, "target", s.host,
+		         "writePauseMs", ms, (char *)NULL);
+	}
+}
+
+/* --- config, users, restart -------------------------------------------------------- */
+
+static void kv_add(struct inst_strv *names, struct inst_strv *values, const char *n, const char *v)
+{
+	inst_strv_push(names, n);
+	inst_strv_push(values, v);
+}
+
+/* The live directives that differ between old and new; the rest go to restart. */
+static void diff_directives(struct inst *in, const struct inst_desired *old,
+                            const struct inst_desired *nw, struct inst_strv *names,
+                            struct inst_strv *values, struct inst_strv *restart)
+{
+	char num[32];
+
+	for (size_t i = 0; i < nw->nredis; i++) {
+		const char *was = old ? inst_desired_redis(old, nw->redis[i].name) : NULL;
+
+		if (was && strcmp(was, nw->redis[i].value) == 0)
+			continue;
+		if (vk_directive_is_live(in->engine, in->version, nw->redis[i].name))
+			kv_add(names, values, nw->redis[i].name, nw->redis[i].value);
+		else if (restart)
+			inst_strv_push(restart, nw->redis[i].name);
+	}
+	for (size_t i = 0; old && restart && i < old->nredis; i++)
+		if (!inst_desired_redis(nw, old->redis[i].name))
+			inst_strv_push(restart, old->redis[i].name);
+	snprintf(num, sizeof(num), "%llu",
+	         nw->has_maxmemory ? (unsigned long long)nw->maxmemory : 0ULL);
+	if (!inst_desired_redis(nw, "maxmemory"))
+		kv_add(names, values, "maxmemory", num);
+	if (!inst_desired_redis(nw, "maxmemory-policy"))
+		kv_add(names, values, "maxmemory-policy",
+		       nw->maxmemory_policy ? nw->maxmemory_policy : "noeviction");
+	snprintf(num, sizeof(num), "%lld", (long long)nw->min_sync_replicas);
+	if (!inst_desired_redis(nw, "min-replicas-to-write"))
+		kv_add(names, values, "min-replicas-to-write", num);
+	kv_add(names, values, "masterauth", in->creds.operator_pw);
+}
+
+static int setuser(struct inst *in, const char *name, enum inst_acl_kind kind, bool enabled,
+                   const struct inst_pwset *pw, char *const *rules, size_t n, struct err *e)
+{
+	struct inst_strv r = { 0 };
+	int rc;
+
+	inst_acl_rules(kind, enabled, pw, rules, n, &r);
+	rc = vk_acl_setuser(in->ctl, name, (const char *const *)r.v, r.n, e);
+	inst_strv_release(&r);
+	return rc;
+}
+
+static bool wanted_user(const struct inst_desired *d, const char *name)
+{
+	if (strcmp(name, "default") == 0 || strcmp(name, INST_OPERATOR_USER) == 0)
+		return true;
+	for (size_t i = 0; i < d->nusers; i++)
+		if (strcmp(d->users[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static int drop_unwanted_users(struct inst *in, const struct inst_desired *d, struct err *e)
+{
+	struct vk_reply *r = NULL;
+	int rc = vk_command(in->ctl, &r, e, "ACL", "USERS");
+
+	for (size_t i = 0; !rc && i < vk_reply_len(r); i++) {
+		const char *u = vk_reply_str(vk_reply_elem(r, i), NULL);
+
+		if (u && !wanted_user(d, u))
+			rc = vk_command(in->ctl, NULL, e, "ACL", "DELUSER", u);
+	}
+	vk_reply_free(r);
+	return rc;
+}
+
+static int apply_users(struct inst *in, const struct inst_desired *d, struct err *e)
+{
+	static const struct inst_pwset none;
+	int rc = setuser(in, INST_OPERATOR_USER, INST_ACL_OPERATOR, true, &in->creds.operator_all,
+	                 NULL, 0, e);
+
+	if (!rc)
+		rc = setuser(in, "default", INST_ACL_DEFAULT, true, &in->creds.default_all, NULL, 0,
+		             e);
+	for (size_t i = 0; !rc && i < d->nusers; i++) {
+		const struct inst_pwset *pw = inst_creds_user(&in->creds, d->users[i].name);
+
+		rc = setuser(in, d->users[i].name, INST_ACL_CUSTOMER, d->users[i].enabled,
+		             pw ? pw : &none, d->users[i].rules, d->users[i].nrules, e);
+	}
+	return rc ? rc : drop_unwanted_users(in, d, e);
+}
+
+int inst_apply_live(struct inst *in, const struct inst_desired *old, struct inst_strv *restart,
+                    struct err *e)
+{
+	struct inst_strv names = { 0 }, values = { 0 };
+	struct vk_kv *kv;
+	int rc;
+
+	diff_directives(in, old, &in->desired, &names, &values, restart);
+	kv = xcalloc(names.n + 1, sizeof(*kv));
+	for (size_t i = 0; i < names.n; i++)
+		kv[i] = (struct vk_kv){ names.v[i], values.v[i] };
+	rc = vk_config_set(in->ctl, kv, names.n, e);
+	if (!rc)
+		rc = apply_users(in, &in->desired, e);
+	if (!rc)
+		rc = vk_config_rewrite(in->ctl, e);
+	free(kv);
+	inst_strv_release(&names);
+	for (size_t i = 0; i < values.n; i++)
+		secure_zero(values.v[i], strlen(values.v[i]));
+	inst_strv_release(&values);
+	return rc;
+}
+
+static void op_config(struct inst *in, struct inst_cmd *c)
+{
+	struct inst_strv restart = { 0 };
+	struct inst_desired old = in->desired;
+	struct err e = { 0 };
+	json_t *j, *a;
+	int rc;
+
+	if (c->req.drop_old_passwords)
+		inst_creds_drop_old(&in->creds);
+	in->desired = c->req.config;
+	c->req.has_config = false; /* taken */
+	rc = inst_apply_live(in, &old, &restart, &e);
+	inst_desired_release(&old);
+	if (rc) {
+		inst_strv_release(&restart);
+		return fail(c, rc == -EPERM || rc == -EIO ? 422 : 503, e.msg);
+	}
+	a = json_array();
+	for (size_t i = 0; i < restart.n; i++)
+		json_array_append_new(a, json_string(restart.v[i]));
+	inst_strv_release(&restart);
+	j = json_pack("{s:s,s:o}", "result", "applied", "restartRequired", a);
+	reply(c, 200, j);
+}
+
+static void op_restart(struct inst *in, struct inst_cmd *c)
+{
+	struct err e = { 0 };
+
+	if (in->want == INST_STATE_PRIMARY && in->spec.ephemeral)
+		return fail(c, 409,
+		            "restarting an emptyDir primary loses its data: switch over "
+		            "first");
+	if (in->want == INST_STATE_PRIMARY && inst_is_fenced(in))
+		return fail(c, 409,
+		            "a fenced primary is not restarted: unfence it or make it a "
+		            "replica first");
+	inst_stop_server(in, in->set.shutdown_timeout_ms, in->spec.ephemeral);
+	if (inst_start_server(in, &e) < 0 || inst_wait_server(in, 30000, &e) < 0)
+		return fail(c, 503, e.msg);
+	pthread_mutex_lock(&in->mu);
+	in->snap.server_restarts++;
+	pthread_mutex_unlock(&in->mu);
+	if (inst_is_fenced(in))
+		(void)inst_fence_server(in->ctl, NULL);
+	inst_poller_refresh(in, 0);
+	ok(in, c, "restarted");
+}
+
+void inst_ops_execute(struct inst *in, struct inst_cmd *c)
+{
+	static void (*const ops[INST_OP_COUNT])(struct inst *, struct inst_cmd *) = {
+		[INST_OP_FENCE] = op_fence,           [INST_OP_UNFENCE] = op_unfence,
+		[INST_OP_PROMOTE] = op_promote,       [INST_OP_REPLICATE] = op_replicate,
+		[INST_OP_SWITCHOVER] = op_switchover, [INST_OP_CONFIG] = op_config,
+		[INST_OP_RESTART] = op_restart,
+	};
+
+	struct err e = { 0 };
+
+	if (in->server_pid <= 0 && c->req.op != INST_OP_FENCE)
+		return fail(c, 503, "the server is not running");
+	/* A fence kills every normal connection, ours included: reconnect first. */
+	if (in->server_pid > 0 && vk_ping(in->ctl, NULL) < 0 && vk_ping(in->ctl, &e) < 0 &&
+	    c->req.op != INST_OP_FENCE)
+		return fail(c, 503, e.msg);
+	ops[c->req.op](in, c);
+}

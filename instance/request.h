@@ -1,0 +1,71 @@
+/*
+ * request: the bodies of the instance manager's mutating HTTP endpoints, parsed and
+ * validated before anything acts on them. Pure functions over (ptr, len): unit-tested
+ * on a table of good and bad bodies and fuzzed (test/fuzz/fuzz_instance_request.c).
+ *
+ *   POST /v1/fence       {"reason": "text"}                     (all fields optional)
+ *   POST /v1/unfence     {}
+ *   POST /v1/promote     {"force": false}
+ *   POST /v1/replicate   {"host": "10.0.0.5", "port": 6379}
+ *   POST /v1/switchover  {"host": "10.0.0.5", "port": 6379, "httpPort": 8000,
+ *                         "timeout": "10s"}   or  {"pod": "cache-2", …}
+ *   POST /v1/config      {"redis": {…}, "maxMemory": "256Mi", "maxMemoryPolicy": "…",
+ *                         "minSyncReplicas": 1, "users": [{"name", "enabled", "rules"}],
+ *                         "dropOldPasswords": true}
+ *   POST /v1/restart     {}
+ *
+ * An empty body is {}. Bodies larger than INST_HTTP_BODY_MAX, malformed JSON, a top
+ * level that is not an object, unknown fields and wrong types are refused; the message
+ * names the field ("port: 70000 is out of range [1, 65535]"). The output is written
+ * only on success. Any thread.
+ */
+#ifndef REDIS_OPERATOR_INSTANCE_REQUEST_H
+#define REDIS_OPERATOR_INSTANCE_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "instance/spec.h"
+#include "lib/err.h"
+
+#define INST_HTTP_BODY_MAX     (64 * 1024) /* request bodies are capped at this */
+#define INST_HOST_MAX          253
+#define INST_REASON_MAX        256
+#define INST_HTTP_PORT_DEFAULT 8000
+
+enum inst_op {
+	INST_OP_FENCE,
+	INST_OP_UNFENCE,
+	INST_OP_PROMOTE,
+	INST_OP_REPLICATE,
+	INST_OP_SWITCHOVER,
+	INST_OP_CONFIG,
+	INST_OP_RESTART,
+	INST_OP_COUNT,
+};
+
+struct inst_request {
+	enum inst_op op;
+	char reason[INST_REASON_MAX + 1]; /* fence */
+	bool force;                       /* promote */
+	char host[INST_HOST_MAX + 1];     /* replicate, switchover */
+	int port;
+	char pod[INST_HOST_MAX + 1]; /* switchover by pod name */
+	int http_port;               /* switchover: the target's manager port */
+	int64_t timeout_ms;          /* switchover; 0: the cluster's switchoverTimeout */
+	bool has_config;             /* config: */
+	struct inst_desired config;
+	bool drop_old_passwords;
+};
+
+/* "fence", "unfence", …; NULL for an unknown op. */
+const char *inst_op_name(enum inst_op op);
+/* The op for a path "/v1/<name>", or -1. */
+int inst_op_from_path(const char *path);
+
+int inst_request_parse(enum inst_op op, const char *body, size_t len, struct inst_request *out,
+                       struct err *e);
+void inst_request_release(struct inst_request *r);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * role: the boot-time decision of what the server starts as. A pure function over the
+ * facts the manager gathered, table-tested; the caller does the I/O between calls.
+ *
+ *   facts = { .self = pod, .api = INST_API_OK, .current_primary = …, … };
+ *   inst_role_decide(&facts, &d);
+ *   d.action == INST_BOOT_NEED_LEASE → try to acquire `<cluster>-primary`, set
+ *   facts.lease and decide again.
+ *
+ * The rules, in order (DESIGN.md §4–5; the first that applies wins):
+ *  1. API server unreachable, or the RedisCluster not found → WAIT: never guess.
+ *  2. status.currentPrimary unset → WAIT. The controller sets it to the first pod
+ *     before creating that pod, so an unset value means "not created by the controller
+ *     yet" or an operator bug, and no pod may decide on its own to be primary.
+ *  3. This pod is currentPrimary:
+ *     a. a fence marker in the data dir → PARK (a fenced primary stays fenced across
+ *        restarts until told otherwise);
+ *     b. its data dir is empty while other pods of the cluster exist and there is more
+ *        than one instance → PARK: an empty primary would make its replicas flush their
+ *        data. (A brand-new cluster has no other pod yet; the controller creates the
+ *        primary first.) The controller fails over, or promotes explicitly;
+ *     c. the lease was not tried yet → NEED_LEASE; acquired → PRIMARY; held by another
+ *        holder → WAIT (a failover is moving currentPrimary); API error → WAIT.
+ *  4. Another pod is currentPrimary: its address is known → REPLICA of it; unknown
+ *     (pod gone, no IP yet) → PARK, and the supervisor keeps resolving it: a parked
+ *     replica still loads its data so the controller can read its offset.
+ * PARK means: started as a replica of a placeholder address (read-only, never
+ * writable, no sync), waiting for /v1/replicate or /v1/promote.
+ */
+#ifndef REDIS_OPERATOR_INSTANCE_ROLE_H
+#define REDIS_OPERATOR_INSTANCE_ROLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum inst_boot_action {
+	INST_BOOT_WAIT,
+	INST_BOOT_NEED_LEASE,
+	INST_BOOT_PRIMARY,
+	INST_BOOT_REPLICA,
+	INST_BOOT_PARK,
+};
+
+enum inst_api_state { INST_API_OK, INST_API_UNREACHABLE, INST_API_NOT_FOUND };
+
+enum inst_lease_state {
+	INST_LEASE_NOT_TRIED,
+	INST_LEASE_ACQUIRED,
+	INST_LEASE_OTHER, /* held by someone else and not expired */
+	INST_LEASE_ERROR,
+};
+
+struct inst_boot_facts {
+	const char *self;            /* this pod's name */
+	enum inst_api_state api;     /* reading the RedisCluster */
+	const char *current_primary; /* NULL or "" when unset */
+	bool fenced;                 /* fence marker in the data dir */
+	bool has_data;               /* an RDB or AOF in the data dir */
+	bool other_pods;             /* other pods of this cluster exist */
+	int64_t instances;           /* spec.instances */
+	bool primary_addr_known;     /* the current primary's address resolved */
+	enum inst_lease_state lease;
+};
+
+struct inst_boot_decision {
+	enum inst_boot_action action;
+	const char *reason; /* static text for logs and /v1/status */
+};
+
+void inst_role_decide(const struct inst_boot_facts *f, struct inst_boot_decision *out);
+/* "wait", "need-lease", "primary", "replica", "park". */
+const char *inst_boot_action_name(enum inst_boot_action a);
+
+#endif

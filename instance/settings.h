@@ -1,0 +1,40 @@
+/*
+ * settings: the flags and environment variables of `redis-operator instance`, as one
+ * lib/settings descriptor table (flags, REDIS_OPERATOR_* environment, --help, the
+ * redacted start-up dump).
+ *
+ * The controller sets the identity from the downward API:
+ *   REDIS_OPERATOR_POD_NAME       metadata.name        (required)
+ *   REDIS_OPERATOR_POD_NAMESPACE  metadata.namespace   (required)
+ *   REDIS_OPERATOR_POD_IP         status.podIP         (replica-announce-ip)
+ *   REDIS_OPERATOR_CLUSTER_NAME   the RedisCluster's name (required)
+ * Everything else has a default that fits the pod layout the controller renders.
+ * Loaded once at start-up on the main thread; read-only afterwards.
+ */
+#ifndef REDIS_OPERATOR_INSTANCE_SETTINGS_H
+#define REDIS_OPERATOR_INSTANCE_SETTINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/settings.h"
+
+#define INST_ENV_PREFIX "REDIS_OPERATOR_"
+
+struct inst_settings {
+	char *pod_name, *pod_namespace, *pod_ip, *cluster_name;
+	char *data_dir, *run_dir;
+	char *auth_dir, *operator_auth_dir, *users_dir, *tls_dir, *http_tls_dir;
+	char *http_address, *bind;
+	int64_t http_port, metrics_port, server_port;
+	char *kubeconfig, *server_binary, *engine;
+	int64_t shutdown_timeout_ms, boot_timeout_ms, poll_interval_ms, secret_poll_ms;
+	int64_t restart_backoff_max_ms, api_timeout_ms;
+	char *log_level, *log_format;
+};
+
+extern const struct settings_desc inst_settings_table[];
+extern const size_t inst_settings_count;
+
+#endif

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Integration checks of the instance manager (`redis-operator instance`) against real
+# redis-server and valkey-server and the local control plane (test/env, started if
+# needed; never stopped here). Managers run as plain processes on this host, each with
+# its own ports and directories under a temporary work dir; Pods exist only as API
+# objects (a scheduling gate keeps them unscheduled) carrying the IP and named ports
+# the managers resolve. Prints one line per check and figures as "info" lines;
+# records "passed failed" in $RESULTS/instance.counts.
+#   INSTANCE_ENGINES="redis valkey"   engines for the replication scenarios
+#   INSTANCE_BENCH=0                  skip the figures (RSS, latency, 50 switchovers)
+#   OPT=... LDFLAGS=...               passed to make (an ASan build: see instance/README.md)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. test/env/common.sh
+BUILD=${BUILD:-build}
+RESULTS=${RESULTS:-$BUILD/test-results}
+mkdir -p "$RESULTS"
+counts="$RESULTS/instance.counts"
+passed=0 failed=0
+check() {
+  local name=$1; shift
+  if out=$("$@" 2>&1); then
+    echo "ok   instance: $name"; passed=$((passed + 1))
+  else
+    echo "FAIL instance: $name"; echo "$out" | tail -8 | sed 's/^/     /'; failed=$((failed + 1))
+  fi
+}
+finish() { echo "$passed $failed" >"$counts"; echo "instance: $passed passed, $failed failed"; }
+
+# OPT and LDFLAGS pass through (e.g. an ASan build of the manager)
+if ! make -s BUILD="$BUILD" ${OPT:+OPT="$OPT"} ${LDFLAGS:+LDFLAGS="$LDFLAGS"} "$BUILD/redis-operator" >/dev/null; then
+  echo "0 1" >"$counts"; echo "FAIL instance: cannot build $BUILD/redis-operator"; exit 1
+fi
+BIN=$(pwd)/$BUILD/redis-operator
+W=$(mktemp -d /tmp/instance-it.XXXXXX)
+: >"$W/ports"
+BASE=$((20000 + (RANDOM % 110) * 100)) # below the ephemeral range (32768+)
+NS="inst-it-$$-$RANDOM"
+WRITER=$W/writer
+cc -O2 -o "$WRITER" test/integration/instance/writer.c $(pkg-config --cflags --libs hiredis) || exit 1
+. test/integration/instance/lib.sh
+. test/integration/instance/checks.sh
+cleanup() { kill_all; $K delete namespace "$NS" --wait=false >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$W"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+if ! api_ready && ! bash test/env/up.sh >/dev/null 2>&1; then
+  echo "0 1" >"$counts"; echo "FAIL instance: the local control plane is not up"; exit 1
+fi
+$K apply -f config/crd/bases/redis.io_redisclusters.yaml >/dev/null 2>&1
+kretry create namespace "$NS"
+kctl get serviceaccount default >/dev/null 2>&1 || kretry create serviceaccount default
+
+check "copy-binary: runs from DIR with its libraries, LD_LIBRARY_PATH unset" copy_binary
+check "boot waits while the API server is unreachable (no server started)" boot_waits_api_down
+for eng in ${INSTANCE_ENGINES:-redis valkey}; do
+  command -v "$eng-server" >/dev/null || { echo "skip instance: $eng-server not installed"; continue; }
+  engine_suite "$eng" "${eng:0:1}$RANDOM"
+done
+common_suite "x$RANDOM"
+check "PID 1: orphans reaped, SIGTERM handled (unshare --pid)" pid1_reaping "z$RANDOM"
+[ "${INSTANCE_BENCH:-1}" = 1 ] && bench_suite "b$RANDOM"
+finish
+[ $failed -eq 0 ]
