@@ -39,6 +39,7 @@ MAIN_OBJ := $(BUILD)/cmd/main.o
 UNIT_SRC := $(sort $(wildcard test/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
 UNIT_HELPER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(UNIT_SRC),$(wildcard test/unit/*.c)))
+.DEFAULT_GOAL := all
 # Check binaries that `make test` runs; fragments below may add theirs.
 TEST_BINS := $(UNIT_BIN)
 # Fragments of test tools that live beside their sources (node agent, integration tests).
