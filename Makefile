@@ -75,6 +75,7 @@ $(BUILD)/version.h: FORCE
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
 $(MAIN_OBJ): $(BUILD)/version.h
 $(MAIN_OBJ): CFLAGS += -I$(BUILD)
+.PHONY: FORCE
 FORCE:
 .SECONDARY:
 
