@@ -3,10 +3,32 @@
 # on this machine, and waits until the API server is ready and the default namespace
 # exists. Already up and healthy: says so and succeeds. Stale or half-started: cleaned
 # first. Writes the admin kubeconfig to build/env/kubeconfig.
+# Then starts the node agent ($NODEAGENT_BIN, default build/nodeagent: the kubelet of
+# ENV_NODES Nodes ro-node-1..N, default 1) and waits until its Nodes are Ready and no
+# longer tainted not-ready; an environment found up without its agent gets one.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
+NODEAGENT_BIN=${NODEAGENT_BIN:-$repo/build/nodeagent}
+ENV_NODES=${ENV_NODES:-1}
 
 all_alive() { for c in $ENV_COMPONENTS; do pid_alive "$c" || return 1; done; }
+# The node agent: pods in network namespaces on the bridge; logs/nodeagent.log.
+start_nodeagent() {
+  [ -x "$NODEAGENT_BIN" ] || die "$NODEAGENT_BIN is missing: make $NODEAGENT_BIN"
+  mkdir -p "$ENV_DIR/logs"
+  setsid "$NODEAGENT_BIN" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" \
+    --state-dir "$ENV_DIR/nodeagent" --nodes "$ENV_NODES" --images "$repo/test/nodeagent/images.conf" \
+    --operator-bin "${OPERATOR_BIN:-$repo/build/redis-operator}" \
+    >>"$ENV_DIR/logs/nodeagent.log" 2>&1 </dev/null 9>&- & # 9: the up.lock, not to be inherited
+  echo $! >"$ENV_DIR/nodeagent.pid"
+}
+nodes_ready() {
+  local i
+  for i in $(seq "$ENV_NODES"); do
+    [ "$(kctl get node "ro-node-$i" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ] || return 1
+    ! kctl get node "ro-node-$i" -o jsonpath='{.spec.taints[*].key}' | grep -q node.kubernetes.io/not-ready || return 1
+  done
+}
 # One env-up at a time: a second caller waits for the first, then finds it up.
 mkdir -p "$ENV_DIR"
 exec 9>"$ENV_DIR/.up.lock"
@@ -18,6 +40,14 @@ for _ in $(seq 50); do
   sleep 0.2
 done
 if all_alive && api_ready; then
+  if ! pid_alive nodeagent && [ ! -x "$NODEAGENT_BIN" ]; then
+    log "warning: $NODEAGENT_BIN is not built: no node agent (make $NODEAGENT_BIN)"
+  elif ! pid_alive nodeagent; then
+    start_nodeagent
+    for _ in $(seq 150); do nodes_ready && break; pid_alive nodeagent || break; sleep 0.2; done
+    nodes_ready || { tail -20 "$ENV_DIR/logs/nodeagent.log" >&2; die "nodeagent: Nodes not Ready"; }
+    log "node agent started: $ENV_NODES node(s) Ready"
+  fi
   log "already up (kubeconfig: $KUBECONFIG_ADMIN)"
   exit 0
 fi
@@ -39,7 +69,7 @@ pki="$ENV_DIR/pki"
 # name args...: runs a component in its own session, logs to logs/<name>.log
 run() {
   local name=$1; shift
-  setsid "$ENV_BIN/$name" "$@" >"$ENV_DIR/logs/$name.log" 2>&1 < /dev/null &
+  setsid "$ENV_BIN/$name" "$@" >"$ENV_DIR/logs/$name.log" 2>&1 < /dev/null 9>&- &
   echo $! >"$ENV_DIR/$name.pid"
 }
 # name seconds command...: polls until the command succeeds or the component died
@@ -88,5 +118,7 @@ run kube-scheduler --kubeconfig "$ENV_DIR/scheduler.kubeconfig" \
 wait_for kube-apiserver 30 kctl get namespace default -o name >/dev/null 2>&1
 wait_for kube-controller-manager 30 curl -sfk --max-time 1 https://127.0.0.1:10257/healthz -o /dev/null
 wait_for kube-scheduler 30 curl -sfk --max-time 1 https://127.0.0.1:10259/healthz -o /dev/null
+start_nodeagent
+wait_for nodeagent 30 nodes_ready
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-log "up in $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s: Kubernetes $K8S_VERSION at https://$ENV_HOST_IP:$ENV_API_PORT (kubeconfig: $KUBECONFIG_ADMIN)"
+log "up in $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s: Kubernetes $K8S_VERSION at https://$ENV_HOST_IP:$ENV_API_PORT, $ENV_NODES node(s) Ready (kubeconfig: $KUBECONFIG_ADMIN)"

@@ -140,11 +140,12 @@ static int bind_child(const char *src, const char *dst, bool is_file, bool ro, c
 	return 0;
 }
 
-static int fixed_mounts_child(bool ro_root, char *msg, size_t len)
+/* Writable for now: volume mount points may still be created below /run or /tmp. */
+static int fixed_mounts_child(char *msg, size_t len)
 {
 	for (size_t i = 0; i < sizeof(fixed_mounts) / sizeof(*fixed_mounts); i++) {
 		const struct fixed_mount *f = &fixed_mounts[i];
-		unsigned long flags = f->flags | (ro_root && f->ro_with_root ? MS_RDONLY : 0);
+		unsigned long flags = f->flags;
 		int rc = rt_mkdir_p(f->dst, 0755);
 
 		if (rc)
@@ -152,6 +153,21 @@ static int fixed_mounts_child(bool ro_root, char *msg, size_t len)
 		if (mount(f->type, f->dst, f->type, flags, f->data) < 0)
 			return child_err(-errno, msg, len, "mount", f->dst);
 	}
+	return 0;
+}
+
+/* readOnlyRootFilesystem, applied last: "/" and the tmpfs mounts that belong to it. */
+static int seal_child(char *msg, size_t len)
+{
+	for (size_t i = 0; i < sizeof(fixed_mounts) / sizeof(*fixed_mounts); i++) {
+		const struct fixed_mount *f = &fixed_mounts[i];
+
+		if (f->ro_with_root &&
+		    mount(NULL, f->dst, NULL, MS_REMOUNT | MS_RDONLY | f->flags, NULL) < 0)
+			return child_err(-errno, msg, len, "remount read-only", f->dst);
+	}
+	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+		return child_err(-errno, msg, len, "remount read-only", "/");
 	return 0;
 }
 
@@ -192,7 +208,7 @@ int rt_root_enter_child(const struct rt_root_plan *p, char *msg, size_t len)
 	int rc;
 
 	if ((rc = pivot_child(p, msg, len)) ||
-	    (rc = fixed_mounts_child(p->read_only_root, msg, len)) || (rc = dev_child(msg, len)))
+	    (rc = fixed_mounts_child(msg, len)) || (rc = dev_child(msg, len)))
 		return rc;
 	for (size_t i = 0; i < p->n_binds; i++) {
 		const struct rt_bind *b = &p->binds[i];
@@ -202,9 +218,7 @@ int rt_root_enter_child(const struct rt_root_plan *p, char *msg, size_t len)
 	}
 	if (umount2(RT_OLDROOT, MNT_DETACH) < 0 || rmdir(RT_OLDROOT) < 0)
 		return child_err(-errno, msg, len, "detach", RT_OLDROOT);
-	if (p->read_only_root && mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
-		return child_err(-errno, msg, len, "remount read-only", "/");
-	return 0;
+	return p->read_only_root ? seal_child(msg, len) : 0;
 }
 
 /* --- the plan, in the agent ---------------------------------------------------------------- */

@@ -21,14 +21,30 @@ $(BUILD)/nodeagent-runtime-test: $(BUILD)/test/nodeagent/test_runtime.o $(NODEAG
 	@echo "  LINK  $@"
 	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
 
-# The daemon, once the API half adds its main() (test/nodeagent/main.c or similar):
-#   $(BUILD)/nodeagent: $(NODEAGENT_OBJ) $(NODEAGENT_LIB_OBJ)
-#   	@echo "  LINK  $@"
-#   	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
-# It needs lib/ including lib/k8s (all in NODEAGENT_LIB_OBJ), $(LDLIBS) (libcurl, jansson,
-# OpenSSL, ...) and at run time: root, iproute2 (`ip`), curl (httpGet probes), iptables
-# (loss fault), tc (delay fault, needs netem), cgroup v1 freezer, overlayfs, and
+# The daemon (the API half: main.c node.c pods.c podsync.c pvc.c volumes.c ctl.c, plus the
+# runtime). Needs at run time: root, iproute2 (`ip`), curl (httpGet probes), iptables (loss
+# fault), tc (delay fault, needs netem), cgroup v1 freezer, overlayfs, and
 # test/nodeagent/images.conf (rt_config.images) with OPERATOR_BIN set.
+NODEAGENT_API_OBJ := $(filter-out $(BUILD)/test/nodeagent/main.o,$(NODEAGENT_OBJ))
+
+$(BUILD)/nodeagent: $(NODEAGENT_OBJ) $(NODEAGENT_LIB_OBJ)
+	@echo "  LINK  $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# Pure parts of the API half (translation, status, volume contents and writer, ctl parsing,
+# Node/Lease/PV objects): no root, no API server.
+$(BUILD)/nodeagent-api-test: $(BUILD)/test/nodeagent/test_api.o $(NODEAGENT_API_OBJ) \
+		$(NODEAGENT_LIB_OBJ)
+	@echo "  LINK  $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+TEST_BINS += $(BUILD)/nodeagent-api-test
+
+# test/env/up.sh starts the agent (NODEAGENT_BIN, default build/nodeagent) once the control
+# plane is ready; test/run-integration.sh calls up.sh after `make test` built things.
+env-up: $(BUILD)/nodeagent
+test: $(BUILD)/nodeagent
+integration: $(BUILD)/nodeagent
+export NODEAGENT_BIN := $(abspath $(BUILD)/nodeagent)
 
 # Run by `make test` with the unit layer (CI runs as root).
 TEST_BINS += $(BUILD)/nodeagent-runtime-test

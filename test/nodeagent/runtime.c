@@ -726,8 +726,10 @@ static void ctr_snapshot(const struct rt_ctr *c, struct rt_ctr_status *o)
 	o->image = xstrdup(c->spec->image);
 	state_copy(&o->state, &c->cur);
 	state_copy(&o->last_state, &c->last);
-	o->ready = c->ready;
-	o->started = c->started;
+	/* Probe results count only for a running instance: a waiting or failed container
+	 * without probes is neither ready nor started. */
+	o->ready = c->ready && c->cur.kind == RT_STATE_RUNNING;
+	o->started = c->started && c->cur.kind == RT_STATE_RUNNING;
 	if (c->is_init) /* as the kubelet reports them: ready once done */
 		o->ready = c->cur.kind == RT_STATE_TERMINATED && c->last_exit == 0;
 	o->restart_count = c->restart_count;
@@ -751,7 +753,7 @@ void rt_pod_snapshot(const struct rt_pod *pod, struct rt_pod_status *out)
 		ctr_snapshot(&pod->init[i], &out->init[i]);
 	for (size_t i = 0; i < out->n_containers; i++) {
 		ctr_snapshot(&pod->ctrs[i], &out->containers[i]);
-		out->containers_ready = out->containers_ready && pod->ctrs[i].ready;
+		out->containers_ready = out->containers_ready && out->containers[i].ready;
 	}
 	out->version = pod->version;
 }

@@ -1132,16 +1132,19 @@ START_TEST(read_only_root)
 	spec_init(&s, "rofs", 1);
 	add_volume(&s, "data", vol);
 	add_mount(&s.containers[0], "data", "/data", false, NULL);
+	/* A volume below /run (service-account tokens live there) must still mount. */
+	add_mount(&s.containers[0], "data", "/var/run/secrets/test", true, NULL);
 	s.containers[0].read_only_root = true;
 	replace(&s.containers[0].command[2],
 	        "touch /x 2>>/data/err; echo root=$? >> /data/out; "
 	        "touch /tmp/y 2>>/data/err; echo tmp=$? >> /data/out; "
-	        "echo ok > /data/ok; echo vol=$? >> /data/out; sleep 30");
+	        "echo ok > /data/ok; echo vol=$? >> /data/out; "
+	        "test -f /var/run/secrets/test/ok; echo run=$? >> /data/out; sleep 30");
 	pod_create(&s);
 	f = vol_file(vol, "out");
-	ck_assert(wait_file(f, "vol=", 5000));
+	ck_assert(wait_file(f, "run=", 5000));
 	text = slurp(f);
-	ck_assert_str_eq(text, "root=1\ntmp=1\nvol=0\n");
+	ck_assert_str_eq(text, "root=1\ntmp=1\nvol=0\nrun=0\n");
 	free(text);
 	free(f);
 	f = vol_file(vol, "err");

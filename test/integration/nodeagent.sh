@@ -1,0 +1,511 @@
+#!/usr/bin/env bash
+# The test node agent (build/nodeagent) as the kubelet of the local control plane (test/env).
+# Prints one line per check and records "passed failed" in $RESULTS/nodeagent.counts, and
+# pod start-up timings (create -> Running -> Ready, as seen through a watch on the API) in
+# $RESULTS/nodeagent.timings. Every check has its own namespace, deleted at the end.
+#
+# Most checks use the environment's agent (started by test/env/up.sh): its Node NA_NODE
+# (ro-node-1) and state dir NA_STATE ($ENV_DIR/nodeagent). node-lose and the agent restart
+# use a private second agent that this script starts (own Node, taint, pod CIDR, cgroup,
+# state dir, --provision=false) so that nobody else's pods are frozen or restarted.
+# For a development agent with a taint: NA_NODE=my-node-1 NA_TOLERATE=<taint key>
+# NA_STATE=<its state dir>.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+. test/env/common.sh
+RESULTS=${RESULTS:-build/test-results}
+mkdir -p "$RESULTS"
+NA_BIN=${NA_BIN:-${NODEAGENT_BIN:-build/nodeagent}}
+NA_NODE=${NA_NODE:-ro-node-1}
+NA_STATE=${NA_STATE:-$ENV_DIR/nodeagent}
+NA_TOLERATE=${NA_TOLERATE:-nodeagent.redis-operator.test/none}
+id="$$"
+P_PREFIX="na-it-$id-" P_NODE="na-it-$id-1" P_STATE="$ENV_DIR/nodeagent-it-$id"
+P_TAINT="nodeagent-it/private"
+P_CIDR="10.240.$((64 + id % 64)).0/24" # runtime tests: 128-227, agents: 1-3, 12
+P_CGROUP="/sys/fs/cgroup/freezer/ro-pods-it-$id"
+P_PIDFILE="$ENV_DIR/nodeagent-it-$id.pid" # checks run in subshells: the pid goes in a file
+passed=0 failed=0
+T0=$(date +%s)
+namespaces=()
+
+check() {
+  local name=$1; shift
+  local out
+  if out=$("$@" 2>&1); then
+    echo "ok   nodeagent: $name"; passed=$((passed + 1))
+  else
+    echo "FAIL nodeagent: $name"; echo "$out" | tail -8 | sed 's/^/     /'; failed=$((failed + 1))
+  fi
+}
+# seconds command...: bounded poll
+poll() {
+  local secs=$1; shift
+  local deadline=$(( $(date +%s%N) / 1000000 + secs * 1000 ))
+  until "$@"; do [ $(( $(date +%s%N) / 1000000 )) -lt "$deadline" ] || return 1; sleep 0.3; done
+}
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+jp() { kctl -n "$1" get "$2" -o jsonpath="$3" 2>/dev/null; }
+ready_of() { jp "$1" "pod/$2" '{.status.conditions[?(@.type=="Ready")].status}'; }
+is_ready() { [ "$(ready_of "$1" "$2")" = True ]; }
+is_phase() { [ "$(jp "$1" "pod/$2" '{.status.phase}')" = "$3" ]; }
+pod_ip() { jp "$1" "pod/$2" '{.status.podIP}'; }
+node_ready() { [ "$(kctl get node "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = "$2" ]; }
+logs() { "$NA_BIN" logs --state-dir "${3:-$NA_STATE}" "$1/$2"; }
+logs_have() { logs "$1" "$2" 2>/dev/null | grep -q -- "$3"; }
+ctl() { "$NA_BIN" ctl --state-dir "$NA_STATE" "$@" >/dev/null; }
+http_ok() { [ "$(curl -s -m 2 -o /dev/null -w '%{http_code}' "http://$1:8080/")" = 200 ]; }
+http_down() { ! curl -s -m 1 -o /dev/null "http://$1:8080/"; }
+# newns NAME VAR: creates na-NAME-<pid> (once its default ServiceAccount exists) into $VAR.
+newns() {
+  local ns="na-$1-$id"
+  kctl create namespace "$ns" >/dev/null || return 1
+  namespaces+=("$ns")
+  poll 20 kctl -n "$ns" get serviceaccount default -o name >/dev/null 2>&1
+  printf -v "$2" '%s' "$ns"
+}
+# indent [node] [toleration key]: where the pod goes.
+place() {
+  printf '%*snodeSelector: {kubernetes.io/hostname: %s}\n%*stolerations: [{key: %s, operator: Exists}]\n' \
+    "$1" "" "${2:-$NA_NODE}" "$1" "" "${3:-$NA_TOLERATE}"
+}
+
+stop_private() {
+  local pid; pid=$(cat "$P_PIDFILE" 2>/dev/null) || return 0
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+no_pods() { [ -z "$(kctl -n "$1" get pods -o name 2>/dev/null)" ]; }
+cleanup() {
+  for ns in "${namespaces[@]}"; do kctl delete namespace "$ns" --wait=false >/dev/null 2>&1; done
+  # the private agent deletes its pods before it goes (nothing left Terminating)
+  [ -n "${ns_node:-}" ] && poll 20 no_pods "$ns_node"
+  stop_private
+  kctl delete node "$P_NODE" --ignore-not-found >/dev/null 2>&1
+  rmdir "$P_CGROUP" 2>/dev/null
+  cp "$P_STATE.log" "$RESULTS/nodeagent-private.log" 2>/dev/null
+  rm -rf "$P_STATE" "$P_STATE.log" "$P_PIDFILE"
+}
+trap cleanup EXIT
+
+if ! api_ready || ! [ -x "$NA_BIN" ]; then
+  echo "FAIL nodeagent: the API server is not ready or $NA_BIN is missing (make env-up)"
+  echo "0 1" >"$RESULTS/nodeagent.counts"; exit 1
+fi
+
+# --- the private agent (node-lose, restart) -----------------------------------------------------
+start_private() {
+  setsid "$NA_BIN" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$P_STATE" \
+    --nodes 1 --node-prefix "$P_PREFIX" --register-taint "$P_TAINT=$id:NoSchedule" \
+    --pod-cidr "$P_CIDR" --cgroup-root "$P_CGROUP" --provision=false \
+    --images test/nodeagent/images.conf >>"$P_STATE.log" 2>&1 </dev/null &
+  echo $! >"$P_PIDFILE"
+}
+mkdir -p "$P_STATE"
+start_private
+
+# --- manifests, all applied first so that the pods start in parallel ----------------------------
+apply() { kctl -n "$1" create -f - >/dev/null; }
+
+newns web ns_web
+web_t0=$(ms)
+timeout 90 "$ENV_BIN/kubectl" --kubeconfig "$KUBECONFIG_ADMIN" -n "$ns_web" get pods -w --output-watch-events \
+  -o jsonpath='{.object.status.phase} {.object.status.conditions[?(@.type=="Ready")].status}{"\n"}' 2>/dev/null |
+  while read -r line; do echo "$(ms) $line"; done >"$RESULTS/nodeagent.watch" &
+watch_pid=$!
+apply "$ns_web" <<Y
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+$(place 6)
+      terminationGracePeriodSeconds: 1
+      containers:
+      - name: web
+        image: busybox:1
+        command: [python3, -m, http.server, "8080"]
+        ports: [{name: http, containerPort: 8080}]
+        readinessProbe: {httpGet: {path: /, port: http}, periodSeconds: 1}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}, ports: [{port: 80, targetPort: http}]}
+Y
+
+newns live ns_live
+apply "$ns_live" <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: live}
+spec:
+$(place 2)
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sleep, "3600"]
+    livenessProbe: {tcpSocket: {port: 9}, periodSeconds: 1, failureThreshold: 1}
+Y
+
+newns token ns_tok
+apply "$ns_tok" <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: tok}
+spec:
+$(place 2)
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command:
+    - sh
+    - -c
+    - >-
+      cd /var/run/secrets/kubernetes.io/serviceaccount &&
+      curl -s -o /dev/null -w "code=%{http_code}\n" --cacert ca.crt
+      -H "Authorization: Bearer \`cat token\`"
+      https://\$KUBERNETES_SERVICE_HOST:\$KUBERNETES_SERVICE_PORT/api;
+      echo "ns=\`cat namespace\`"
+Y
+
+newns secret ns_sec
+apply "$ns_sec" <<Y
+apiVersion: v1
+kind: Secret
+metadata: {name: s1}
+stringData: {key: one}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: sec}
+spec:
+$(place 2)
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sh, -c, 'while true; do echo "v=\`cat /etc/s/key\`"; sleep 0.3; done']
+    volumeMounts: [{name: s, mountPath: /etc/s}]
+  volumes: [{name: s, secret: {secretName: s1}}]
+Y
+
+newns pvc ns_pvc
+apply "$ns_pvc" <<Y
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w1}
+spec:
+$(place 2)
+  terminationGracePeriodSeconds: 10
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sh, -c, 'trap "echo sigterm >> /data/events; exit 0" TERM; echo started-\$HOSTNAME >> /data/events; while true; do sleep 0.2; done']
+    lifecycle: {preStop: {exec: {command: [sh, -c, 'echo prestop >> /data/events']}}}
+    volumeMounts: [{name: d, mountPath: /data}]
+  volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]
+Y
+
+newns downward ns_dw
+apply "$ns_dw" <<Y
+apiVersion: v1
+kind: Pod
+metadata:
+  name: dw
+  labels: {app: dw, tier: t1}
+  annotations: {note: hello}
+spec:
+$(place 2)
+  restartPolicy: Never
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sh, -c, 'echo "name=\$MY_NAME ns=\$MY_NS ip=\$MY_IP node=\$MY_NODE app=\$MY_APP mem=\$MY_MEM sa=\$MY_SA"; cat /etc/pod/labels /etc/pod/annotations; echo; echo "cpu=\`cat /etc/pod/cpu\`"']
+    resources: {limits: {memory: 64Mi, cpu: 500m}}
+    env:
+    - {name: MY_NAME, valueFrom: {fieldRef: {fieldPath: metadata.name}}}
+    - {name: MY_NS, valueFrom: {fieldRef: {fieldPath: metadata.namespace}}}
+    - {name: MY_IP, valueFrom: {fieldRef: {fieldPath: status.podIP}}}
+    - {name: MY_NODE, valueFrom: {fieldRef: {fieldPath: spec.nodeName}}}
+    - {name: MY_APP, valueFrom: {fieldRef: {fieldPath: "metadata.labels['app']"}}}
+    - {name: MY_SA, valueFrom: {fieldRef: {fieldPath: spec.serviceAccountName}}}
+    - {name: MY_MEM, valueFrom: {resourceFieldRef: {resource: limits.memory, divisor: 1Mi}}}
+    volumeMounts: [{name: pi, mountPath: /etc/pod}]
+  volumes:
+  - name: pi
+    downwardAPI:
+      items:
+      - {path: labels, fieldRef: {fieldPath: metadata.labels}}
+      - {path: annotations, fieldRef: {fieldPath: metadata.annotations}}
+      - {path: cpu, resourceFieldRef: {containerName: c, resource: limits.cpu, divisor: 1m}}
+Y
+
+newns rootfs ns_ro
+apply "$ns_ro" <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: ro}
+spec:
+$(place 2)
+  restartPolicy: Never
+  # The runtime mounts /run read-only and empty before the volume mounts under a read-only
+  # root, so the token's mount point /var/run/secrets/... cannot be made there.
+  automountServiceAccountToken: false
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sh, -c, 'touch /x 2>/dev/null && echo root-writable || echo root-readonly; touch /scratch/y && echo scratch-writable; echo "uid=\`id -u\`"']
+    securityContext: {readOnlyRootFilesystem: true, runAsUser: 1000}
+    volumeMounts: [{name: s, mountPath: /scratch}]
+  volumes: [{name: s, emptyDir: {sizeLimit: 10Mi}}]
+Y
+
+newns missing ns_miss
+apply "$ns_miss" <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: miss}
+spec:
+$(place 2)
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sleep, "3600"]
+    env: [{name: X, valueFrom: {secretKeyRef: {name: nope, key: k}}}]
+Y
+
+newns fault ns_fault
+apply "$ns_fault" <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: kil}
+spec:
+$(place 2)
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: c, image: "busybox:1", command: [sh, -c, 'echo "instance at \`date +%s%N\`"; exec sleep 3600']}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: frz}
+spec:
+$(place 2)
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sleep, "3600"]
+    readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: net}
+spec:
+$(place 2)
+  terminationGracePeriodSeconds: 1
+  containers:
+  - {name: c, image: "busybox:1", command: [python3, -m, http.server, "8080"]}
+Y
+
+# --- checks --------------------------------------------------------------------------------------
+node_heartbeat() {
+  node_ready "$NA_NODE" True || return 1
+  kctl get node "$NA_NODE" -o jsonpath='{.spec.taints}' | grep -q not-ready && return 1
+  [ "$(kctl -n kube-node-lease get lease "$NA_NODE" -o jsonpath='{.metadata.ownerReferences[0].kind}/{.spec.leaseDurationSeconds}')" = Node/40 ]
+}
+check "node $NA_NODE Ready, not tainted not-ready, Lease owned by the Node" poll 20 node_heartbeat
+
+web_pod() { kctl -n "$ns_web" get pods -l app=web -o jsonpath='{.items[0].metadata.name}' 2>/dev/null; }
+web_endpoint() {
+  local pod ip
+  pod=$(web_pod) && [ -n "$pod" ] && is_ready "$ns_web" "$pod" || return 1
+  ip=$(pod_ip "$ns_web" "$pod")
+  [ "$(kctl -n "$ns_web" get endpointslices -l kubernetes.io/service-name=web \
+    -o jsonpath='{.items[0].endpoints[0].addresses[0]} {.items[0].endpoints[0].conditions.ready}')" = "$ip true" ] &&
+    http_ok "$ip"
+}
+check "Deployment Ready, its pod IP in the Service's EndpointSlice and serving" poll 60 web_endpoint
+kill "$watch_pid" 2>/dev/null
+run_ms=$(awk '$2 == "Running" { print $1; exit }' "$RESULTS/nodeagent.watch")
+ready_ms=$(awk '$2 == "Running" && $3 == "True" { print $1; exit }' "$RESULTS/nodeagent.watch")
+{
+  echo "pod create -> Running: $(( ${run_ms:-0} - web_t0 )) ms"
+  echo "pod create -> Ready:   $(( ${ready_ms:-0} - web_t0 )) ms (readiness probe period 1 s)"
+} >"$RESULTS/nodeagent.timings"
+
+live_restarted() {
+  [ "$(jp "$ns_live" pod/live '{.status.containerStatuses[0].restartCount}')" -ge 1 ] 2>/dev/null &&
+    [ "$(jp "$ns_live" pod/live '{.status.containerStatuses[0].lastState.terminated.exitCode}')" = 137 ]
+}
+live_backoff() {
+  [ "$(jp "$ns_live" pod/live '{.status.containerStatuses[0].state.waiting.reason}')" = CrashLoopBackOff ]
+}
+check "failing liveness probe restarts the container (restartCount >= 1)" poll 30 live_restarted
+check "... and the next restart waits in CrashLoopBackOff" poll 30 live_backoff
+
+token_auth() {
+  is_phase "$ns_tok" tok Succeeded || return 1
+  logs "$ns_tok" tok | grep -Eq '^code=(200|403)$' && logs_have "$ns_tok" tok "^ns=$ns_tok\$"
+}
+check "projected token + ca.crt authenticate to the API server from the pod (200/403)" poll 40 token_auth
+
+sec_value() { [ "$(logs "$ns_sec" sec 2>/dev/null | tail -1)" = "v=$1" ]; }
+secret_update() {
+  poll 40 sec_value one || return 1
+  kctl -n "$ns_sec" patch secret s1 -p '{"stringData":{"key":"two"}}' >/dev/null &&
+    poll 15 sec_value two
+}
+check "a Secret update reaches the mounted file" secret_update
+
+pvc_bound() { [ "$(jp "$ns_pvc" pvc/data '{.status.phase}')" = Bound ]; }
+pv_of() { jp "$ns_pvc" pvc/data '{.spec.volumeName}'; }
+pv_dir() { kctl get pv "$(pv_of)" -o jsonpath='{.spec.hostPath.path}' 2>/dev/null; }
+pvc_prestop() {
+  poll 30 pvc_bound || { echo "PVC not Bound"; return 1; }
+  local dir; dir=$(pv_dir)
+  [ -n "$dir" ] && [ -d "$dir" ] || { echo "PV dir $dir missing"; return 1; }
+  poll 30 is_phase "$ns_pvc" w1 Running || { echo "w1 not Running"; return 1; }
+  poll 10 grep -q started-w1 "$dir/events" || return 1
+  kctl -n "$ns_pvc" delete pod w1 --timeout 30s >/dev/null || { echo "w1 not deleted"; return 1; }
+  apply "$ns_pvc" <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: w2}
+spec:
+$(place 2)
+  restartPolicy: Never
+  containers:
+  - {name: c, image: "busybox:1", command: [cat, /data/events], volumeMounts: [{name: d, mountPath: /data}]}
+  volumes: [{name: d, persistentVolumeClaim: {claimName: data}}]
+Y
+  poll 30 is_phase "$ns_pvc" w2 Succeeded || { echo "w2 did not run"; return 1; }
+  logs "$ns_pvc" w2
+  [ "$(logs "$ns_pvc" w2 | tr '\n' ' ')" = "started-w1 prestop sigterm " ]
+}
+check "deleting a pod runs preStop then SIGTERM; a Bound PVC's data survives the pod" pvc_prestop
+pv_gone() { ! kctl get pv "$1" >/dev/null 2>&1 && [ ! -d "$2" ]; }
+pvc_resize_and_delete() {
+  local pv dir; pv=$(pv_of) dir=$(pv_dir)
+  kctl -n "$ns_pvc" patch pvc data -p '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}' >/dev/null &&
+    poll 20 eval '[ "$(jp "$ns_pvc" pvc/data "{.status.capacity.storage}")" = 2Gi ]' || { echo "no resize"; return 1; }
+  [ "$(kctl get pv "$pv" -o jsonpath='{.spec.capacity.storage}')" = 2Gi ] || { echo "PV not resized"; return 1; }
+  kctl -n "$ns_pvc" delete pod w2 --wait=false >/dev/null
+  kctl -n "$ns_pvc" delete pvc data --wait=false >/dev/null
+  poll 40 pv_gone "$pv" "$dir"
+}
+check "PVC resize updates PV and PVC capacity; deleting the PVC removes PV and directory" pvc_resize_and_delete
+
+downward() {
+  is_phase "$ns_dw" dw Succeeded || return 1
+  local ip; ip=$(pod_ip "$ns_dw" dw)
+  logs_have "$ns_dw" dw "^name=dw ns=$ns_dw ip=$ip node=$NA_NODE app=dw mem=64 sa=default\$" &&
+    logs_have "$ns_dw" dw '^app="dw"$' && logs_have "$ns_dw" dw '^note="hello"$' &&
+    logs_have "$ns_dw" dw '^cpu=500$'
+}
+check "downward API env (fieldRef incl. status.podIP, resourceFieldRef) and volume" poll 30 downward
+
+readonly_root() {
+  is_phase "$ns_ro" ro Succeeded &&
+    [ "$(logs "$ns_ro" ro | tr '\n' ' ')" = "root-readonly scratch-writable uid=1000 " ]
+}
+check "readOnlyRootFilesystem honoured, emptyDir writable, runAsUser applied" poll 30 readonly_root
+
+miss_waiting() {
+  [ "$(jp "$ns_miss" pod/miss '{.status.phase} {.status.containerStatuses[0].state.waiting.reason}')" = \
+    "Pending CreateContainerConfigError" ] &&
+    jp "$ns_miss" pod/miss '{.status.containerStatuses[0].state.waiting.message}' | grep -q 'secret "nope" not found'
+}
+missing_secret() {
+  poll 30 miss_waiting || return 1
+  kctl -n "$ns_miss" create secret generic nope --from-literal k=v >/dev/null &&
+    poll 20 is_phase "$ns_miss" miss Running
+}
+check "a missing Secret leaves the pod Pending (CreateContainerConfigError) until it exists" missing_secret
+
+restarts() { jp "$ns_fault" pod/kil '{.status.containerStatuses[0].restartCount}'; }
+fault_kill() {
+  poll 30 is_ready "$ns_fault" kil || return 1
+  [ "$(restarts)" = 0 ] && ctl kill "$ns_fault/kil" c &&
+    poll 15 eval '[ "$(restarts)" = 1 ]' && poll 10 is_ready "$ns_fault" kil &&
+    [ "$("$NA_BIN" logs --state-dir "$NA_STATE" --previous "$ns_fault/kil" c | grep -c instance)" = 1 ]
+}
+check "fault kill: the container restarts (restartCount 1, logs --previous)" fault_kill
+
+not_ready() { [ "$(ready_of "$1" "$2")" = False ]; }
+fault_freeze() {
+  poll 30 is_ready "$ns_fault" frz || return 1
+  ctl freeze "$ns_fault/frz" && poll 15 not_ready "$ns_fault" frz || { echo "still Ready"; return 1; }
+  ctl thaw "$ns_fault/frz" && poll 15 is_ready "$ns_fault" frz
+}
+check "fault freeze: readiness fails (Ready False), thaw: Ready True" fault_freeze
+
+fault_net() {
+  poll 30 is_phase "$ns_fault" net Running || return 1
+  local ip; ip=$(pod_ip "$ns_fault" net)
+  poll 20 http_ok "$ip" || { echo "not serving"; return 1; }
+  ctl net-cut "$ns_fault/net" && poll 5 http_down "$ip" || { echo "still reachable"; return 1; }
+  ctl net-restore "$ns_fault/net" && poll 10 http_ok "$ip"
+}
+check "fault net-cut: the pod IP is unreachable, net-restore: reachable" fault_net
+
+# --- node-lose and agent restart, on the private agent ------------------------------------------
+newns node ns_node
+p_ctl() { "$NA_BIN" ctl --state-dir "$P_STATE" "$@" >/dev/null; }
+private_up() {
+  poll 20 node_ready "$P_NODE" True || { tail -5 "$P_STATE.log"; return 1; }
+  apply "$ns_node" <<Y
+apiVersion: v1
+kind: Pod
+metadata: {name: p1}
+spec:
+$(place 2 "$P_NODE" "$P_TAINT")
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sleep, "3600"]
+    readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1}
+Y
+  poll 30 is_ready "$ns_node" p1
+}
+check "a second agent registers its Node and runs a pod" private_up
+node_lose() {
+  local t0; t0=$(ms)
+  p_ctl node-lose "$P_NODE" && poll 25 node_ready "$P_NODE" Unknown || return 1
+  echo "node-lose -> Node Ready Unknown: $(( $(ms) - t0 )) ms" >>"$RESULTS/nodeagent.timings"
+  t0=$(ms)
+  p_ctl node-restore "$P_NODE" && poll 20 node_ready "$P_NODE" True && poll 20 is_ready "$ns_node" p1 || return 1
+  echo "node-restore -> Node and pod Ready: $(( $(ms) - t0 )) ms" >>"$RESULTS/nodeagent.timings"
+}
+check "fault node-lose: Node Ready Unknown (grace 10 s); node-restore: Node and pod Ready" node_lose
+agent_restart() {
+  local uid t0; uid=$(jp "$ns_node" pod/p1 '{.metadata.uid}') t0=$(ms)
+  stop_private || { echo "agent did not stop"; return 1; }
+  echo "agent stop (SIGTERM -> exit, pods stopped, Node deleted): $(( $(ms) - t0 )) ms" >>"$RESULTS/nodeagent.timings"
+  kctl get node "$P_NODE" >/dev/null 2>&1 && { echo "its Node is still there"; return 1; }
+  [ -z "$(ls "$P_STATE/pods")" ] || { echo "sandboxes left: $(ls "$P_STATE/pods")"; return 1; }
+  start_private
+  poll 20 node_ready "$P_NODE" True && poll 30 is_ready "$ns_node" p1 || return 1
+  [ "$(jp "$ns_node" pod/p1 '{.metadata.uid}')" = "$uid" ] && [ -d "$P_STATE/pods/$uid" ]
+}
+check "agent restart: Node and sandboxes removed at stop; pod recreated and Ready after start" agent_restart
+
+echo "whole script: $(( $(date +%s) - T0 )) s" >>"$RESULTS/nodeagent.timings"
+sed 's/^/     timing: /' "$RESULTS/nodeagent.timings"
+echo "$passed $failed" >"$RESULTS/nodeagent.counts"
+echo "nodeagent: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

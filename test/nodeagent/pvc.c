@@ -1,0 +1,319 @@
+/*
+ * pvc: the provisioner of StorageClass nodeagent-local (provisioner
+ * redis-operator.test/nodeagent, volumeBindingMode Immediate, allowVolumeExpansion,
+ * the default class), created at start when absent.
+ *
+ * For every PVC of that class (or with no class at all) that has no volume yet, it makes
+ * the directory <state>/pvs/<namespace>/<claim uid> and a PersistentVolume "pvc-<uid>"
+ * (hostPath at that directory, capacity = the request, claimRef = the PVC, reclaim policy
+ * Delete, labelled NA_PV_LABEL); kube-controller-manager's PV controller then binds the
+ * two. The directory outlives the pods that mount it. When the PVC is gone, "pvgc" deletes
+ * every PV of ours whose claim no longer exists, and every directory under <state>/pvs
+ * that belongs to no PVC (also at start, for what happened while the agent was down).
+ * A resize (request above status.capacity) sets the PV's capacity, then the PVC's
+ * status.capacity: a directory has no size to grow.
+ *
+ * Main thread only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "agent.h"
+#include "lib/alloc.h"
+#include "lib/err.h"
+#include "lib/jsonx.h"
+#include "lib/k8s/client.h"
+#include "lib/k8s/informer.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/strmap.h"
+
+#define RETRY_MS 1000
+
+const struct k8s_resource na_res_pvs = { "", "v1", "persistentvolumes", "PersistentVolume", false };
+const struct k8s_resource na_res_storageclasses = { "storage.k8s.io", "v1", "storageclasses",
+	                                            "StorageClass", false };
+
+static const char *jstr(json_t *root, const char *path)
+{
+	return json_string_value(jsonx_get(root, path));
+}
+
+int na_storage_class_ensure(struct agent *ag, struct err *e)
+{
+	json_t *sc = NULL;
+	int rc = k8s_get(ag->client, &na_res_storageclasses, NULL, NA_STORAGE_CLASS, &sc, e);
+
+	json_decref(sc);
+	if (rc != -ENOENT)
+		return rc;
+	err_clear(e);
+	sc = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:s, s:s, s:b, s:s}", "apiVersion",
+	               "storage.k8s.io/v1", "kind", "StorageClass", "metadata", "name",
+	               NA_STORAGE_CLASS, "annotations",
+	               "storageclass.kubernetes.io/is-default-class", "true", "provisioner",
+	               NA_PROVISIONER, "volumeBindingMode", "Immediate", "allowVolumeExpansion", 1,
+	               "reclaimPolicy", "Delete");
+	rc = k8s_create(ag->client, &na_res_storageclasses, NULL, sc, NULL, NULL, e);
+	json_decref(sc);
+	if (rc == 0)
+		log_info(NA_COMPONENT, "storage class created", "name", NA_STORAGE_CLASS, NULL);
+	return rc == -EEXIST ? 0 : rc;
+}
+
+static bool pvc_is_ours(json_t *pvc)
+{
+	json_t *cls = jsonx_get(pvc, "spec.storageClassName");
+
+	return !cls ||
+	       (json_is_string(cls) && strcmp(json_string_value(cls), NA_STORAGE_CLASS) == 0);
+}
+
+json_t *na_pv_object(json_t *pvc, const char *dir)
+{
+	const char *uid = jstr(pvc, "metadata.uid"),
+	           *req = jstr(pvc, "spec.resources.requests.storage");
+	json_t *modes = jsonx_get(pvc, "spec.accessModes");
+	json_t *pv = json_pack(
+	        "{s:s, s:s, s:{s:o, s:{s:s}, s:{s:s}}, s:{s:{s:s}, s:o, s:s, s:s, "
+	        "s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}}}",
+	        "apiVersion", "v1", "kind", "PersistentVolume", "metadata", "name",
+	        json_sprintf("pvc-%s", uid ? uid : ""), "labels", NA_PV_LABEL, "true",
+	        "annotations", "pv.kubernetes.io/provisioned-by", NA_PROVISIONER, "spec",
+	        "capacity", "storage", req ? req : "1Gi", "accessModes",
+	        json_array_size(modes) ? json_deep_copy(modes) : json_pack("[s]", "ReadWriteOnce"),
+	        "persistentVolumeReclaimPolicy", "Delete", "storageClassName", NA_STORAGE_CLASS,
+	        "hostPath", "path", dir, "type", "DirectoryOrCreate", "claimRef", "apiVersion",
+	        "v1", "kind", "PersistentVolumeClaim", "namespace", jstr(pvc, "metadata.namespace"),
+	        "name", jstr(pvc, "metadata.name"), "uid", uid ? uid : "");
+
+	if (pv && jsonx_get(pvc, "spec.volumeMode"))
+		json_object_set(json_object_get(pv, "spec"), "volumeMode",
+		                jsonx_get(pvc, "spec.volumeMode"));
+	return pv;
+}
+
+static char *pv_dir(struct agent *ag, const char *ns, const char *uid)
+{
+	return xasprintf("%s/pvs/%s/%s", ag->state_dir, ns, uid);
+}
+
+/* <state>/pvs/<ns>/<uid>, world-writable as a fresh volume is (any runAsUser may write). */
+static int make_pv_dir(struct agent *ag, const char *ns, const char *dir)
+{
+	char *root = xasprintf("%s/pvs", ag->state_dir);
+	char *nsdir = xasprintf("%s/%s", root, ns);
+	int rc = 0;
+
+	if ((mkdir(root, 0755) < 0 && errno != EEXIST) ||
+	    (mkdir(nsdir, 0755) < 0 && errno != EEXIST) ||
+	    (mkdir(dir, 0777) < 0 && errno != EEXIST) || chmod(dir, 0777) < 0)
+		rc = -errno;
+	free(root);
+	free(nsdir);
+	return rc;
+}
+
+static void retry(struct agent *ag, json_t *pvc)
+{
+	char *key =
+	        xasprintf("pvc:%s/%s", jstr(pvc, "metadata.namespace"), jstr(pvc, "metadata.name"));
+
+	na_enqueue_after(ag, key, RETRY_MS);
+	free(key);
+}
+
+static void provision(struct agent *ag, json_t *pvc)
+{
+	const char *ns = jstr(pvc, "metadata.namespace"), *uid = jstr(pvc, "metadata.uid");
+	char *dir = pv_dir(ag, ns, uid);
+	json_t *pv = NULL;
+	struct err e;
+	int rc;
+
+	err_clear(&e);
+	if ((rc = make_pv_dir(ag, ns, dir)))
+		err_set(&e, rc, "%s: %s", dir, strerror(-rc));
+	if (!rc && !(pv = na_pv_object(pvc, dir)))
+		rc = err_set(&e, -EINVAL, "PVC %s/%s: cannot build its PV", ns, uid);
+	if (!rc)
+		rc = k8s_create(ag->client, &na_res_pvs, NULL, pv, NULL, NULL, &e);
+	if (rc && rc != -EEXIST) {
+		log_warn(NA_COMPONENT, "provisioning failed", "ns", ns, "pvc",
+		         jstr(pvc, "metadata.name"), "error", e.msg, NULL);
+		retry(ag, pvc);
+	} else if (!rc) {
+		log_info(NA_COMPONENT, "volume provisioned", "ns", ns, "pvc",
+		         jstr(pvc, "metadata.name"), "dir", dir, NULL);
+	}
+	json_decref(pv);
+	free(dir);
+}
+
+/* --- resize --------------------------------------------------------------------------------------- */
+
+static bool bigger(const char *req, const char *cap)
+{
+	uint64_t r, c;
+
+	return req && cap && parse_quantity_bytes(req, &r, NULL) == 0 &&
+	       parse_quantity_bytes(cap, &c, NULL) == 0 && r > c;
+}
+
+static void resize(struct agent *ag, json_t *pvc, const char *pv_name)
+{
+	const char *req = jstr(pvc, "spec.resources.requests.storage");
+	json_t *pv_patch, *st_patch;
+	struct err e;
+	int rc;
+
+	if (!bigger(req, jstr(pvc, "status.capacity.storage")))
+		return;
+	pv_patch = json_pack("{s:{s:{s:s}}}", "spec", "capacity", "storage", req);
+	st_patch =
+	        json_pack("{s:{s:{s:s}, s:n}}", "status", "capacity", "storage", req, "conditions");
+	err_clear(&e);
+	rc = k8s_patch(ag->client, &na_res_pvs, NULL, pv_name, NULL, K8S_PATCH_MERGE, pv_patch,
+	               NULL, NULL, &e);
+	if (!rc)
+		rc = k8s_patch(ag->client, &k8s_res_pvcs, jstr(pvc, "metadata.namespace"),
+		               jstr(pvc, "metadata.name"), "status", K8S_PATCH_MERGE, st_patch,
+		               NULL, NULL, &e);
+	if (rc) {
+		log_warn(NA_COMPONENT, "volume resize failed", "pv", pv_name, "error", e.msg, NULL);
+		retry(ag, pvc);
+	} else {
+		log_info(NA_COMPONENT, "volume resized", "pv", pv_name, "size", req, NULL);
+	}
+	json_decref(pv_patch);
+	json_decref(st_patch);
+}
+
+/* --- sync and clean-up --------------------------------------------------------------------------- */
+
+void na_pvc_sync(struct agent *ag, const char *ns_name)
+{
+	const char *slash = strchr(ns_name, '/'), *vn;
+	char ns[K8S_NAMESPACE_MAX + 1], *mine;
+	json_t *pvc;
+
+	if (!slash || (size_t)(slash - ns_name) > K8S_NAMESPACE_MAX)
+		return;
+	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - ns_name), ns_name);
+	pvc = k8s_informer_get(ag->pvcs, ns, slash + 1);
+	if (!pvc) {
+		na_enqueue(ag, "pvgc");
+		return;
+	}
+	vn = jstr(pvc, "spec.volumeName");
+	mine = xasprintf("pvc-%s", jstr(pvc, "metadata.uid"));
+	if (pvc_is_ours(pvc) && !jsonx_get(pvc, "metadata.deletionTimestamp")) {
+		if (!vn || !vn[0])
+			provision(ag, pvc);
+		else if (strcmp(vn, mine) == 0)
+			resize(ag, pvc, vn);
+	}
+	free(mine);
+	json_decref(pvc);
+}
+
+/* uid -> "" for every PVC the informer holds. */
+static void pvc_uids(struct agent *ag, struct strmap *uids)
+{
+	json_t *all = k8s_informer_list(ag->pvcs), *pvc;
+	size_t i;
+
+	json_array_foreach (all, i, pvc)
+		if (jstr(pvc, "metadata.uid"))
+			strmap_set(uids, jstr(pvc, "metadata.uid"), (void *)"");
+	json_decref(all);
+}
+
+/* Removes dir when it is one of ours (under <state>/pvs/). */
+static void remove_pv_dir(struct agent *ag, const char *dir)
+{
+	char *root = xasprintf("%s/pvs/", ag->state_dir);
+
+	if (dir && strncmp(dir, root, strlen(root)) == 0 && !strstr(dir, "/../")) {
+		na_rmtree(dir);
+		log_info(NA_COMPONENT, "volume directory removed", "dir", dir, NULL);
+	}
+	free(root);
+}
+
+static void gc_pvs(struct agent *ag, struct strmap *uids)
+{
+	struct k8s_list_opts lo = { .label_selector = NA_PV_LABEL "=true" };
+	json_t *pvs = NULL, *pv;
+	struct err e;
+	size_t i;
+
+	err_clear(&e);
+	if (k8s_list(ag->client, &na_res_pvs, NULL, &lo, &pvs, NULL, &e) < 0) {
+		log_warn(NA_COMPONENT, "PV list failed", "error", e.msg, NULL);
+		na_enqueue_after(ag, "pvgc", RETRY_MS);
+		return;
+	}
+	json_array_foreach (pvs, i, pv) {
+		const char *claim = jstr(pv, "spec.claimRef.uid"),
+		           *name = jstr(pv, "metadata.name");
+
+		if (!name || (claim && strmap_contains(uids, claim)))
+			continue;
+		err_clear(&e);
+		if (k8s_delete(ag->client, &na_res_pvs, NULL, name, NULL, &e) < 0 &&
+		    e.code != -ENOENT)
+			log_warn(NA_COMPONENT, "PV delete failed", "pv", name, "error", e.msg,
+			         NULL);
+		else
+			log_info(NA_COMPONENT, "PV deleted (its claim is gone)", "pv", name, NULL);
+		remove_pv_dir(ag, jstr(pv, "spec.hostPath.path"));
+	}
+	json_decref(pvs);
+}
+
+/* Directories <state>/pvs/<ns>/<uid> of no PVC. */
+static void gc_dirs(struct agent *ag, struct strmap *uids)
+{
+	char *root = xasprintf("%s/pvs", ag->state_dir);
+	DIR *d = opendir(root), *nd;
+	struct dirent *de, *ue;
+
+	while (d && (de = readdir(d))) {
+		char *nsdir = xasprintf("%s/%s", root, de->d_name);
+
+		nd = de->d_name[0] == '.' ? NULL : opendir(nsdir);
+		while (nd && (ue = readdir(nd))) {
+			char *dir = xasprintf("%s/%s", nsdir, ue->d_name);
+
+			if (ue->d_name[0] != '.' && !strmap_contains(uids, ue->d_name))
+				remove_pv_dir(ag, dir);
+			free(dir);
+		}
+		if (nd)
+			closedir(nd);
+		free(nsdir);
+	}
+	if (d)
+		closedir(d);
+	free(root);
+}
+
+void na_pv_gc(struct agent *ag)
+{
+	struct strmap uids;
+
+	if (!k8s_informer_has_synced(ag->pvcs)) {
+		na_enqueue_after(ag, "pvgc", RETRY_MS);
+		return;
+	}
+	strmap_init(&uids);
+	pvc_uids(ag, &uids);
+	gc_pvs(ag, &uids);
+	gc_dirs(ag, &uids);
+	strmap_release(&uids, NULL);
+}
