@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # `make test`: every test layer that exists, then one closing line "N passed, N failed".
-# Layers: unit (Check binaries passed as arguments), integration (test/run-integration.sh,
+# Layers: unit (Check binaries passed as arguments), chaos short form, integration (test/run-integration.sh,
 # against the local control plane). Exit non-zero if any layer failed.
 set -u
 export RESULTS=${RESULTS:-build/test-results}
 rm -rf "$RESULTS"; mkdir -p "$RESULTS"
 status=0
 bash test/run-unit.sh "$@" || status=1
+# Short form of the chaos suite: one Sentinel kill with the writer/verifier (~10 s).
+bash test/chaos/short.sh || status=1
 if [ "${SKIP_INTEGRATION:-0}" != 1 ] && [ -x test/run-integration.sh ]; then
   bash test/run-integration.sh || status=1
 fi
