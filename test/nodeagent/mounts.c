@@ -140,30 +140,43 @@ static int bind_child(const char *src, const char *dst, bool is_file, bool ro, c
 	return 0;
 }
 
-/* Writable for now: volume mount points may still be created below /run or /tmp. */
-static int fixed_mounts_child(char *msg, size_t len)
+#define N_FIXED (sizeof(fixed_mounts) / sizeof(*fixed_mounts))
+
+/* Writable for now: volume mount points may still be created below /run or /tmp. The
+ * device of each mount is kept, so seal_child can tell whether a volume now covers it. */
+static int fixed_mounts_child(dev_t devs[N_FIXED], char *msg, size_t len)
 {
-	for (size_t i = 0; i < sizeof(fixed_mounts) / sizeof(*fixed_mounts); i++) {
+	for (size_t i = 0; i < N_FIXED; i++) {
 		const struct fixed_mount *f = &fixed_mounts[i];
-		unsigned long flags = f->flags;
+		struct stat st;
 		int rc = rt_mkdir_p(f->dst, 0755);
 
 		if (rc)
 			return child_err(rc, msg, len, "create mount point", f->dst);
-		if (mount(f->type, f->dst, f->type, flags, f->data) < 0)
+		if (mount(f->type, f->dst, f->type, f->flags, f->data) < 0)
 			return child_err(-errno, msg, len, "mount", f->dst);
+		devs[i] = stat(f->dst, &st) == 0 ? st.st_dev : 0;
 	}
 	return 0;
 }
 
-/* readOnlyRootFilesystem, applied last: "/" and the tmpfs mounts that belong to it. */
-static int seal_child(char *msg, size_t len)
+/*
+ * readOnlyRootFilesystem, applied last, as a runtime does: "/" and the tmpfs mounts that
+ * stand for the image's /tmp and /run become read-only; the volumes mounted on or below
+ * them stay as they are. A bind remount changes only that mount point (a plain remount
+ * would change the tmpfs itself and fails with EBUSY); a tmpfs that a volume now covers
+ * (its path shows another device) is left alone.
+ */
+static int seal_child(const dev_t devs[N_FIXED], char *msg, size_t len)
 {
-	for (size_t i = 0; i < sizeof(fixed_mounts) / sizeof(*fixed_mounts); i++) {
+	for (size_t i = 0; i < N_FIXED; i++) {
 		const struct fixed_mount *f = &fixed_mounts[i];
+		struct stat st;
 
-		if (f->ro_with_root &&
-		    mount(NULL, f->dst, NULL, MS_REMOUNT | MS_RDONLY | f->flags, NULL) < 0)
+		if (!f->ro_with_root || stat(f->dst, &st) < 0 || st.st_dev != devs[i])
+			continue;
+		if (mount(NULL, f->dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY | f->flags, NULL) <
+		    0)
 			return child_err(-errno, msg, len, "remount read-only", f->dst);
 	}
 	if (mount(NULL, "/", NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
@@ -205,10 +218,11 @@ static int pivot_child(const struct rt_root_plan *p, char *msg, size_t len)
 
 int rt_root_enter_child(const struct rt_root_plan *p, char *msg, size_t len)
 {
+	dev_t devs[N_FIXED];
 	int rc;
 
-	if ((rc = pivot_child(p, msg, len)) ||
-	    (rc = fixed_mounts_child(msg, len)) || (rc = dev_child(msg, len)))
+	if ((rc = pivot_child(p, msg, len)) || (rc = fixed_mounts_child(devs, msg, len)) ||
+	    (rc = dev_child(msg, len)))
 		return rc;
 	for (size_t i = 0; i < p->n_binds; i++) {
 		const struct rt_bind *b = &p->binds[i];
@@ -218,7 +232,7 @@ int rt_root_enter_child(const struct rt_root_plan *p, char *msg, size_t len)
 	}
 	if (umount2(RT_OLDROOT, MNT_DETACH) < 0 || rmdir(RT_OLDROOT) < 0)
 		return child_err(-errno, msg, len, "detach", RT_OLDROOT);
-	return p->read_only_root ? seal_child(msg, len) : 0;
+	return p->read_only_root ? seal_child(devs, msg, len) : 0;
 }
 
 /* --- the plan, in the agent ---------------------------------------------------------------- */
@@ -245,6 +259,29 @@ static void plan_add(struct rt_root_plan *p, char *src, const char *dst, bool ro
 	p->binds[p->n_binds].read_only = ro;
 	p->binds[p->n_binds].is_file = is_file;
 	p->n_binds++;
+}
+
+static size_t path_depth(const char *path)
+{
+	size_t n = 0;
+
+	for (const char *s = path; *s; s++)
+		n += s[0] == '/' && s[1] && s[1] != '/';
+	return n;
+}
+
+/* Parents before children (stable), as container runtimes order mounts, so a volume on
+ * /run never hides one mounted on /run/secrets/... before it. */
+static void plan_sort(struct rt_root_plan *p)
+{
+	for (size_t i = 1; i < p->n_binds; i++) {
+		struct rt_bind b = p->binds[i];
+		size_t j = i;
+
+		for (; j > 0 && path_depth(p->binds[j - 1].dst) > path_depth(b.dst); j--)
+			p->binds[j] = p->binds[j - 1];
+		p->binds[j] = b;
+	}
 }
 
 static int plan_image_binds(struct rt_root_plan *p, const struct rt_ctr *c, struct err *e)
@@ -322,6 +359,7 @@ int rt_root_plan_build(struct rt_root_plan *p, const struct rt_pod *pod, const s
 	for (size_t i = 0; i < c->spec->n_mounts; i++)
 		if ((rc = plan_volume(p, pod, &c->spec->mounts[i], e)))
 			return rc;
+	plan_sort(p);
 	return 0;
 }
 

@@ -1127,24 +1127,29 @@ END_TEST
 START_TEST(read_only_root)
 {
 	struct rt_pod_spec s;
-	char *vol = vol_dir("data"), *f, *text;
+	char *vol = vol_dir("data"), *runvol = vol_dir("run"), *f, *text;
 
 	spec_init(&s, "rofs", 1);
 	add_volume(&s, "data", vol);
 	add_mount(&s.containers[0], "data", "/data", false, NULL);
-	/* A volume below /run (service-account tokens live there) must still mount. */
+	/* A volume below /run (service-account tokens live there) must still mount, and so
+	 * must a writable volume on /run itself with a read-only one below it. */
+	add_volume(&s, "run", runvol);
 	add_mount(&s.containers[0], "data", "/var/run/secrets/test", true, NULL);
+	add_mount(&s.containers[0], "run", "/run", false, NULL);
+	add_mount(&s.containers[0], "data", "/run/below", true, NULL);
 	s.containers[0].read_only_root = true;
 	replace(&s.containers[0].command[2],
 	        "touch /x 2>>/data/err; echo root=$? >> /data/out; "
 	        "touch /tmp/y 2>>/data/err; echo tmp=$? >> /data/out; "
 	        "echo ok > /data/ok; echo vol=$? >> /data/out; "
-	        "test -f /var/run/secrets/test/ok; echo run=$? >> /data/out; sleep 30");
+	        "test -f /var/run/secrets/test/ok; echo run=$? >> /data/out; "
+	        "touch /run/w && test -f /run/below/ok; echo runvol=$? >> /data/out; sleep 30");
 	pod_create(&s);
 	f = vol_file(vol, "out");
-	ck_assert(wait_file(f, "run=", 5000));
+	ck_assert(wait_file(f, "runvol=", 5000));
 	text = slurp(f);
-	ck_assert_str_eq(text, "root=1\ntmp=1\nvol=0\nrun=0\n");
+	ck_assert_str_eq(text, "root=1\ntmp=1\nvol=0\nrun=0\nrunvol=0\n");
 	free(text);
 	free(f);
 	f = vol_file(vol, "err");
@@ -1153,6 +1158,7 @@ START_TEST(read_only_root)
 	free(text);
 	free(f);
 	free(vol);
+	free(runvol);
 }
 END_TEST
 
