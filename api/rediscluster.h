@@ -306,6 +306,7 @@ struct api_redis_cluster_status {
 	double *time_to_ready_seconds;
 	size_t n_time_to_ready_seconds;
 	struct api_last_failover last_failover;
+	json_t *failover; /* the controller's state machine (pass-through), or NULL */
 };
 
 struct api_redis_cluster {

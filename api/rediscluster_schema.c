@@ -436,6 +436,15 @@ static const struct api_schema last_failover = {
 	                  duration_ms)),
 };
 
+/* status.failover: the controller's failover state machine, passed through as JSON. */
+static const struct api_schema failover_state = {
+	.type = API_OBJECT,
+	.props = API_PROPS(
+	        API_SKIP("phase", ENUM("Fencing", "Promoting", "Switchover", "PrimaryRestart")),
+	        API_SKIP("from", STR(253)), API_SKIP("to", STR(253)), API_SKIP("reason", STR(1024)),
+	        API_SKIP("startedAt", DATE_TIME)),
+};
+
 #define STATUS struct api_redis_cluster_status
 
 static const struct api_schema resource_versions = {
@@ -474,7 +483,8 @@ static const struct api_schema status = {
 	        API_LIST("timeToReadySeconds", LIST(16, &number), STATUS, time_to_ready_seconds,
 	                 n_time_to_ready_seconds, API_C_NUMBER, double),
 	        API_FIELD_FLAG("lastFailover", &last_failover, API_C_STRUCT, STATUS, last_failover,
-	                       last_failover.set)),
+	                       last_failover.set),
+	        API_FIELD("failover", &failover_state, API_C_JSON, STATUS, failover)),
 };
 
 const struct api_schema api_redis_cluster_schema = {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "controller/controller.h"
 #include "instance/instance.h"
 #include "lib/alloc.h"
 #include "version.h" /* generated in build/ by the Makefile */
@@ -19,7 +20,8 @@ static int run_version(int argc, char **argv);
 static int run_help(int argc, char **argv);
 
 static const struct subcommand subcommands[] = {
-	{ "controller", "run the operator's controller (in the operator Deployment)", NULL },
+	{ "controller", "run the operator's controller (in the operator Deployment)",
+	  controller_main },
 	{ "instance", "run the instance manager (PID 1 of every Redis/Valkey pod)", instance_main },
 	{ "copy-binary", "copy this binary and its libraries into a directory", copy_binary_main },
 	{ "version", "print the version and the git commit it was built from", run_version },

@@ -1,0 +1,216 @@
+/*
+ * apply: executes a plan (plan.h) against the API server and the instance managers.
+ *
+ * Actions run in order; a failed non-optional action stops the rest (they assumed it),
+ * and the reconcile is retried with backoff. Before every write the leader flag is
+ * checked: a controller that lost its Lease sends nothing more, even mid-plan.
+ * Creating something that already exists counts as done (the cache was behind), and so
+ * does deleting something already gone. The plan's status is patched last, best effort.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/desired.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "lib/jsonx.h"
+#include "lib/log.h"
+
+#define SWITCHOVER_EXTRA_MS 15000
+
+static void log_action(const struct ctl_view *v, const struct ctl_action *a, int rc,
+                       const struct err *e)
+{
+	const char *what = a->op ? a->op : a->res ? a->res->kind : "status";
+	static const char *const kinds[] = { "create",  "patch",    "delete", "status",
+		                             "cluster", "instance", "event" };
+
+	if (rc)
+		log_warn("apply", "action failed", "ns", v->ns, "name", v->name, "action",
+		         kinds[a->kind], "what", what, "object", a->name, "error", e->msg,
+		         (char *)NULL);
+	else
+		log_info("apply", "done", "ns", v->ns, "name", v->name, "action", kinds[a->kind],
+		         "what", what, "object", a->name, (char *)NULL);
+}
+
+static int fill_password(json_t *obj)
+{
+	char *pw = ctl_random_password();
+
+	if (!pw)
+		return -EIO;
+	json_object_set_new(obj, "stringData", json_pack("{s:s}", "password", pw));
+	free_secret(pw);
+	return 0;
+}
+
+static int do_create(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                     struct err *e)
+{
+	json_t *obj = json_deep_copy(a->obj);
+	int rc = a->fill_password ? fill_password(obj) : 0;
+
+	if (!rc)
+		rc = k8s_create(c->kube, a->res, v->ns, obj, NULL, NULL, e);
+	if (a->fill_password) {
+		json_t *sd = json_object_get(obj, "stringData");
+		const char *pw = json_string_value(json_object_get(sd, "password"));
+
+		if (pw)
+			secure_zero((void *)pw, strlen(pw));
+	}
+	json_decref(obj);
+	return rc == -EEXIST ? 0 : rc;
+}
+
+static int do_delete(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                     struct err *e)
+{
+	struct k8s_delete_opts o = { .propagation_policy = "Background" };
+	int rc = k8s_delete(c->kube, a->res, v->ns, a->name, &o, e);
+
+	return rc == -ENOENT ? 0 : rc;
+}
+
+static int do_instance(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                       struct err *e)
+{
+	int64_t timeout = c->set.instance_timeout_ms;
+	json_t *answer = NULL;
+	int rc;
+
+	if (!a->ip || !*a->ip)
+		return err_set(e, -EADDRNOTAVAIL, "pod %s has no IP", a->name);
+	if (strcmp(a->op, "switchover") == 0)
+		timeout += v->rc->spec.failover.switchover_timeout.ms + SWITCHOVER_EXTRA_MS;
+	rc = ctl_instance_post(a->ip, a->op, a->obj, timeout, &answer, e);
+	if (!rc && a->metric == CTL_METRIC_SWITCHOVER) {
+		json_t *pause = json_object_get(answer, "writePauseMs");
+
+		atomic_fetch_add(&c->metrics.switchovers, 1);
+		if (json_is_number(pause))
+			ctl_hist_observe(&c->metrics.pause_seconds,
+			                 json_number_value(pause) / 1000.0);
+		log_info("apply", "switchover done", "ns", v->ns, "name", v->name, "answer",
+		         json_string_value(json_object_get(answer, "result")), (char *)NULL);
+	}
+	json_decref(answer);
+	return rc;
+}
+
+static int do_event(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a)
+{
+	struct k8s_events_ref ref = { API_GROUP_VERSION, API_REDIS_CLUSTER_KIND, v->ns, v->name,
+		                      v->rc->meta.uid };
+
+	atomic_fetch_add(&c->metrics.events, 1);
+	log_emit(a->warning ? LOG_LEVEL_WARN : LOG_LEVEL_INFO, "event", a->note, "ns", v->ns,
+	         "name", v->name, "reason", a->reason, (char *)NULL);
+	return k8s_events_emit(c->events, &ref, a->warning ? K8S_EVENTS_WARNING : K8S_EVENTS_NORMAL,
+	                       a->reason, a->reason, "%s", a->note) == -ECANCELED
+	               ? -ECANCELED
+	               : 0;
+}
+
+static int do_status(struct ctl *c, const struct ctl_view *v, json_t *patch, struct err *e)
+{
+	json_t *body = json_pack("{s:O}", "status", patch);
+	int rc = k8s_patch(c->kube, &k8s_res_redisclusters, v->ns, v->name, "status",
+	                   K8S_PATCH_MERGE, body, NULL, NULL, e);
+
+	json_decref(body);
+	return rc;
+}
+
+static int run(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a, struct err *e)
+{
+	switch (a->kind) {
+	case CTL_ACT_CREATE: return do_create(c, v, a, e);
+	case CTL_ACT_PATCH:
+		return k8s_patch(c->kube, a->res, v->ns, a->name, NULL, K8S_PATCH_MERGE, a->obj,
+		                 NULL, NULL, e);
+	case CTL_ACT_DELETE: return do_delete(c, v, a, e);
+	case CTL_ACT_STATUS: return do_status(c, v, a->obj, e);
+	case CTL_ACT_CLUSTER:
+		return k8s_patch(c->kube, &k8s_res_redisclusters, v->ns, v->name, NULL,
+		                 K8S_PATCH_MERGE, a->obj, NULL, NULL, e);
+	case CTL_ACT_INSTANCE: return do_instance(c, v, a, e);
+	case CTL_ACT_EVENT: return do_event(c, v, a);
+	}
+	return -EINVAL;
+}
+
+static void record(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                   int64_t failover_ms)
+{
+	char key[K8S_INFORMER_KEY_MAX + 1];
+
+	if (a->new_epoch) {
+		snprintf(key, sizeof(key), "%s/%s", v->ns, v->name);
+		ctl_memo_epoch(c, key);
+		ctl_poller_kick(c, CTL_KICK_ROLES_MS);
+	}
+	if (a->metric != CTL_METRIC_FAILOVER)
+		return;
+	atomic_fetch_add(&c->metrics.failovers, 1);
+	ctl_hist_observe(&c->metrics.failover_seconds, (double)failover_ms / 1000.0);
+}
+
+/* A failover's status: the duration measured now, from when it started. */
+static int do_failover_status(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                              int64_t *ms, struct err *e)
+{
+	json_t *patch = json_deep_copy(a->obj);
+	json_t *last = json_object_get(patch, "lastFailover");
+	int rc;
+
+	*ms = clock_wall_ms() - a->metric_value;
+	if (*ms < 0)
+		*ms = 0;
+	if (last)
+		json_object_set_new(last, "durationMs", json_integer(*ms));
+	rc = do_status(c, v, patch, e);
+	json_decref(patch);
+	return rc;
+}
+
+int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
+{
+	struct err e = { 0 };
+	int64_t fo_ms = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		const struct ctl_action *a = &p->acts[i];
+		int arc;
+
+		if (!atomic_load(&c->leading))
+			return -ECANCELED;
+		err_clear(&e);
+		if (a->kind == CTL_ACT_STATUS && a->metric == CTL_METRIC_FAILOVER)
+			arc = do_failover_status(c, v, a, &fo_ms, &e);
+		else
+			arc = run(c, v, a, &e);
+		atomic_fetch_add(&c->metrics.actions, 1);
+		if (a->kind != CTL_ACT_EVENT)
+			log_action(v, a, arc, &e);
+		if (!arc) {
+			record(c, v, a, fo_ms);
+			continue;
+		}
+		atomic_fetch_add(&c->metrics.action_errors, 1);
+		if (!a->optional)
+			rc = arc;
+	}
+	if (p->status && atomic_load(&c->leading)) {
+		err_clear(&e);
+		if (do_status(c, v, p->status, &e) < 0)
+			log_warn("apply", "status update failed", "ns", v->ns, "name", v->name,
+			         "error", e.msg, (char *)NULL);
+	}
+	return rc;
+}

@@ -1,0 +1,193 @@
+/*
+ * ctl: the controller process's context and the internal API between its files. Not a
+ * public header: only the controller's own .c files include it (the pure parts use model.h, desired.h
+ * and plan.h and never this).
+ *
+ * Threads and what they touch (STYLE.md "Concurrency"):
+ *  - main (main.c): start-up, signals, leader election, shutdown. Owns everything and
+ *    frees it after the others stopped.
+ *  - informer threads (lib/k8s/informer): keep the caches; their handlers only map an
+ *    object to its cluster key and wq_add it.
+ *  - workers (reconcile.c): wq_get a cluster key, build a view from the caches and the
+ *    poll results, plan, apply (apply.c). A key is never processed twice at once.
+ *  - poller (poller.c): every poll period, GET /v1/status of every data pod in parallel
+ *    (lib/k8s/multi); stores the results in `insts` and queues the clusters whose
+ *    instances changed in a way that matters.
+ *  - lease helper + watchdog (lib/k8s/lease): on_change(false) stops writes at once
+ *    (`leading` false, the queue shut down) and wakes main, which exits non-zero.
+ *  - libmicrohttpd threads (http.c): /healthz, /readyz, /metrics; read atomics only.
+ * Fields marked [mu] are guarded by `mu`; [const] are set before any thread starts;
+ * atomics are read anywhere.
+ */
+#ifndef REDIS_OPERATOR_CONTROLLER_CTL_H
+#define REDIS_OPERATOR_CONTROLLER_CTL_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "controller/model.h"
+#include "lib/err.h"
+#include "lib/k8s/client.h"
+#include "lib/k8s/events.h"
+#include "lib/k8s/informer.h"
+#include "lib/k8s/lease.h"
+#include "lib/settings.h"
+#include "lib/strmap.h"
+#include "lib/wq.h"
+
+#define CTL_ENV_PREFIX        "REDIS_OPERATOR_"
+#define CTL_WORKERS_MAX       64
+#define CTL_EVENTS_CONTROLLER "redis.io/redis-operator"
+
+struct ctl_settings {
+	char *kubeconfig, *namespace, *pod_name, *image, *lease_name, *watch_namespace;
+	char *cluster_selector;
+	bool leader_elect;
+	int64_t lease_duration_ms, renew_deadline_ms, retry_period_ms;
+	int64_t workers;
+	int64_t poll_period_ms, poll_timeout_ms, poll_failures_down;
+	int64_t api_timeout_ms, instance_timeout_ms;
+	int64_t resync_ms, status_refresh_ms, backoff_base_ms, backoff_cap_ms;
+	int64_t promote_timeout_ms, restart_timeout_ms, rotation_grace_ms;
+	uint64_t max_lag_bytes;
+	char *bind_address;
+	int64_t health_port, metrics_port, run_as_user;
+	char *log_level, *log_format, *log_debug;
+};
+
+extern const struct settings_desc ctl_settings_table[];
+extern const size_t ctl_settings_count;
+
+enum ctl_inf {
+	CTL_INF_CLUSTERS,
+	CTL_INF_PODS,
+	CTL_INF_PVCS,
+	CTL_INF_SERVICES,
+	CTL_INF_SECRETS,
+	CTL_INF_SAS,
+	CTL_INF_ROLES,
+	CTL_INF_ROLEBINDINGS,
+	CTL_INF_PDBS,
+	CTL_INF_NETPOLS,
+	CTL_INF_LEASES,
+	CTL_INF_COUNT,
+};
+
+/* Histograms for /metrics: fixed buckets, counts as atomics. */
+#define CTL_HIST_BUCKETS 10
+struct ctl_hist {
+	const double *bounds; /* CTL_HIST_BUCKETS upper bounds, seconds */
+	atomic_ullong count[CTL_HIST_BUCKETS + 1];
+	atomic_ullong n;
+	_Atomic double sum;
+};
+
+struct ctl_metrics {
+	atomic_ullong reconciles, reconcile_errors, actions, action_errors;
+	atomic_ullong polls, poll_errors, failovers, switchovers, events;
+	struct ctl_hist failover_seconds, pause_seconds, reconcile_seconds;
+};
+
+/* What the controller remembers between reconciles of one cluster (never needed for
+ * correctness: a restarted controller starts afresh). */
+struct ctl_memo {
+	char lease_rv[K8S_RV_MAX + 1];
+	int64_t lease_seen_mono; /* when lease_rv was first seen */
+	int64_t status_written_mono;
+	int64_t roles_epoch_mono; /* the last action that changed roles (ctl_view) */
+	char auth_rv[K8S_RV_MAX + 1];
+	int64_t auth_seen_mono; /* when auth_rv was first seen */
+};
+
+struct ctl {
+	struct ctl_settings set; /* [const] */
+	struct ctl_config cfg;   /* [const] */
+	char identity[K8S_LEASE_IDENTITY_MAX + 1];
+	struct k8s_config *kcfg;
+	struct k8s_client *kube, *lease_kube;
+	struct k8s_informer *inf[CTL_INF_COUNT];
+	struct k8s_lease *leader;
+	struct k8s_events *events;
+	struct wq *q;
+
+	atomic_bool leading;  /* writes allowed */
+	atomic_bool lost;     /* leadership lost: exit non-zero */
+	atomic_bool stopping; /* shutting down */
+	atomic_bool synced;   /* every informer listed once */
+
+	pthread_t workers[CTL_WORKERS_MAX];
+	size_t nworkers;
+	pthread_t poller;
+	bool poller_running;
+	atomic_bool poller_stop;
+	_Atomic int64_t poll_at; /* poll early at this monotonic ms (roles changed); 0: no */
+
+	pthread_mutex_t mu;
+	struct strmap insts; /* [mu] "ns/pod" → struct ctl_inst * */
+	struct strmap memos; /* [mu] "ns/cluster" → struct ctl_memo * */
+
+	struct ctl_metrics metrics;
+	void *http_health, *http_metrics; /* struct MHD_Daemon * */
+};
+
+/* --- informers.c ---------------------------------------------------------------------- */
+int ctl_informers_start(struct ctl *c, struct err *e);
+void ctl_informers_stop(struct ctl *c);
+/* Waits until every informer listed once: 0 or -ETIMEDOUT. */
+int ctl_informers_wait(struct ctl *c, int64_t timeout_ms);
+/* Queues every cached RedisCluster. */
+void ctl_enqueue_all(struct ctl *c);
+
+/* --- reconcile.c ---------------------------------------------------------------------- */
+int ctl_workers_start(struct ctl *c, struct err *e);
+void ctl_workers_stop(struct ctl *c);
+/* One reconcile of "ns/name" (exposed for tests driving it by hand). */
+int ctl_reconcile(struct ctl *c, const char *key);
+
+/* --- apply.c -------------------------------------------------------------------------- */
+/* Runs the plan's actions in order, then its status. 0, or the errno of the first failed
+ * non-optional action (or -ECANCELED when leadership was lost). */
+int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p);
+
+/* --- instclient.c --------------------------------------------------------------------- */
+/*
+ * POST http://ip:8000/v1/<op> with body; 0 on HTTP 200 (*answer, when not NULL, gets the
+ * parsed answer), else -EIO/-ETIMEDOUT/-ECONNREFUSED/-EBUSY (409)/-EAGAIN (503) with the
+ * instance's error message in e.
+ */
+int ctl_instance_post(const char *ip, const char *op, json_t *body, int64_t timeout_ms,
+                      json_t **answer, struct err *e);
+/* A random password of DESIRED_PASSWORD_LEN letters and digits from /dev/urandom (free
+ * with free_secret). NULL when the kernel gives no randomness. */
+char *ctl_random_password(void);
+
+/* --- poller.c ------------------------------------------------------------------------- */
+int ctl_poller_start(struct ctl *c, struct err *e);
+void ctl_poller_stop(struct ctl *c);
+/* Asks for an early poll in delay_ms (an earlier request wins). After a role change the
+ * delay lets the instance managers' own INFO polls (500 ms) see it first; after a
+ * primary Lease changed hands it is short. Any thread. */
+#define CTL_KICK_ROLES_MS 600
+#define CTL_KICK_LEASE_MS 150
+void ctl_poller_kick(struct ctl *c, int64_t delay_ms);
+/* Records that roles changed in cluster key now (see ctl_view.roles_epoch_mono). */
+void ctl_memo_epoch(struct ctl *c, const char *key);
+/* Copies the last poll result for ns/pod into out (zeroed when none). */
+void ctl_poller_get(struct ctl *c, const char *ns, const char *pod, struct ctl_inst *out);
+/* True when a /v1/status answer differs from the previous one in what the planner reads
+ * (roles, readiness, fencing, links, reachability; not offsets). Pure. */
+bool ctl_inst_significant_change(const struct ctl_inst *old, const struct ctl_inst *nw,
+                                 int failures_down);
+
+/* --- http.c, metrics.c ------------------------------------------------------------------ */
+int ctl_http_start(struct ctl *c, struct err *e);
+void ctl_http_stop(struct ctl *c);
+void ctl_metrics_init(struct ctl_metrics *m);
+void ctl_hist_observe(struct ctl_hist *h, double seconds);
+/* Prometheus text of every controller series into out. */
+int ctl_metrics_render(struct ctl *c, struct buf *out);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * desired: pure builders of the objects a RedisCluster owns (DESIGN.md §3, §8).
+ *
+ *   json_t *pod = desired_pod(rc, cfg, 2, CTL_ROLE_REPLICA);   (a new reference)
+ *
+ * Every object carries the owner reference (controller, blockOwnerDeletion), the
+ * labels app.kubernetes.io/managed-by=redis-operator (what the informers select),
+ * redis.io/cluster and the app.kubernetes.io labels. Names:
+ *   ServiceAccount, Role, RoleBinding, NetworkPolicy   <cluster>
+ *   Secrets        <cluster>-auth (spec.authSecret unset), <cluster>-operator,
+ *                  spec.connectionSecret.name
+ *   Services       <cluster>-leader (role=primary), <cluster>-replica, <cluster>-any
+ *   PDBs           <cluster>-primary (minAvailable 1), <cluster>-replica (replicas - 1)
+ *   Lease          <cluster>-primary (created empty; the instance managers take it)
+ *   PVC, Pod       <cluster>-<serial>
+ *
+ * The pod layout is the instance manager's contract (instance/settings.c): env
+ * REDIS_OPERATOR_{POD_NAME,POD_NAMESPACE,POD_IP,CLUSTER_NAME}; /data (PVC or emptyDir),
+ * /run/redis-operator (socket), /etc/redis-operator/{auth,operator-auth,users,tls}
+ * (Secrets: `password`; users/<user>/<secret>; tls.crt, tls.key, ca.crt); ports 6379
+ * "redis", 8000 "http", 9121 "metrics"; the binary copied to /controller by the
+ * copy-binary init container. See controller/README.md.
+ *
+ * Hashes: desired_spec_hash covers what needs a restart (the pod spec without the init
+ * container, whose image is the operator's, the pod template metadata, and spec.redis
+ * directives that CONFIG SET cannot change); desired_live_hash covers the body of POST
+ * /v1/config (memory, live directives, users). Both are 16 hex digits of SHA-256 over
+ * canonical JSON.
+ *
+ * Pure functions over a decoded cluster: any thread. Every json_t * returned is a new
+ * reference; strings returned are malloc'd.
+ */
+#ifndef REDIS_OPERATOR_CONTROLLER_DESIRED_H
+#define REDIS_OPERATOR_CONTROLLER_DESIRED_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "api/rediscluster.h"
+#include "controller/model.h"
+
+#define DESIRED_HASH_LEN        16
+#define DESIRED_PASSWORD_LEN    32
+#define DESIRED_GRACE_SECONDS   30
+#define DESIRED_OPERATOR_SECRET "-operator"
+#define DESIRED_AUTH_SECRET     "-auth"
+
+enum desired_service {
+	DESIRED_SVC_LEADER,
+	DESIRED_SVC_REPLICA,
+	DESIRED_SVC_ANY,
+	DESIRED_SVC_COUNT,
+};
+
+enum desired_pdb {
+	DESIRED_PDB_PRIMARY,
+	DESIRED_PDB_REPLICA,
+};
+
+/* "<cluster><suffix>" into out (len bytes). */
+void desired_name(const struct api_redis_cluster *rc, const char *suffix, char *out, size_t len);
+/* The auth Secret in use: spec.authSecret.name, else "<cluster>-auth". */
+void desired_auth_secret_name(const struct api_redis_cluster *rc, char *out, size_t len);
+
+/* metadata with name, namespace, labels (plus extra_labels, borrowed, may be NULL) and the
+ * owner reference. */
+json_t *desired_meta(const struct api_redis_cluster *rc, const char *name, const char *component,
+                     json_t *extra_labels);
+json_t *desired_owner_ref(const struct api_redis_cluster *rc);
+
+json_t *desired_service_account(const struct api_redis_cluster *rc);
+json_t *desired_role(const struct api_redis_cluster *rc);
+json_t *desired_role_binding(const struct api_redis_cluster *rc);
+/* NULL when spec.networkPolicy is not enabled. */
+json_t *desired_network_policy(const struct api_redis_cluster *rc, const struct ctl_config *cfg);
+/* Without data: the applier adds a random password (CTL action fill_password). */
+json_t *desired_auth_secret(const struct api_redis_cluster *rc);
+json_t *desired_operator_secret(const struct api_redis_cluster *rc);
+/* NULL when spec.connectionSecret is unset or password is NULL. */
+json_t *desired_connection_secret(const struct api_redis_cluster *rc, const char *password);
+json_t *desired_service(const struct api_redis_cluster *rc, enum desired_service which);
+/* NULL when the PDB should not exist (disabled, or too few instances for it). */
+json_t *desired_pdb(const struct api_redis_cluster *rc, enum desired_pdb which);
+json_t *desired_lease(const struct api_redis_cluster *rc);
+json_t *desired_pvc(const struct api_redis_cluster *rc, int serial);
+/* role: CTL_ROLE_PRIMARY or CTL_ROLE_REPLICA (the redis.io/role label). */
+json_t *desired_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg, int serial,
+                    const char *role);
+
+/* The restart-tier hash into out (DESIRED_HASH_LEN + 1 bytes). */
+void desired_spec_hash(const struct api_redis_cluster *rc, const struct ctl_config *cfg, char *out);
+/* The body of POST /v1/config for the live tier. */
+json_t *desired_live_config(const struct api_redis_cluster *rc);
+void desired_live_hash(const struct api_redis_cluster *rc, char *out);
+
+/* 16 hex digits of SHA-256 over the compact, key-sorted text of j. */
+void desired_hash_json(json_t *j, char *out);
+
+#endif

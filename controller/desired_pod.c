@@ -1,0 +1,392 @@
+/*
+ * desired_pod: the data pod, its PVC, and the two hashes that split configuration into
+ * the restart tier and the live tier (see desired.h).
+ *
+ * The pod is the instance manager's contract; every path, env name and port here must
+ * match instance/settings.c. The spec hash is computed over the pod built for a
+ * placeholder serial, so it is the same for every pod of the cluster.
+ */
+#include "desired.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/alloc.h"
+#include "lib/valkey/directives.h"
+
+#define MOUNT_CONTROLLER "/controller"
+#define MOUNT_DATA       "/data"
+#define MOUNT_RUN        "/run" /* the socket dir /run/redis-operator is inside */
+#define MOUNT_AUTH       "/etc/redis-operator/auth"
+#define MOUNT_OPAUTH     "/etc/redis-operator/operator-auth"
+#define MOUNT_USERS      "/etc/redis-operator/users"
+#define MOUNT_TLS        "/etc/redis-operator/tls"
+#define SECRET_MODE      0440 /* root:fsGroup, group-readable */
+
+static const char *const policy_names[] = {
+	NULL,           "noeviction",   "allkeys-lru",     "allkeys-lfu",  "allkeys-random",
+	"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+};
+
+void desired_hash_json(json_t *j, char *out)
+{
+	char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+
+	EVP_Digest(text, strlen(text), md, &n, EVP_sha256(), NULL);
+	for (int i = 0; i < DESIRED_HASH_LEN / 2; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	free(text);
+}
+
+static void pod_name(const struct api_redis_cluster *rc, int serial, char *out, size_t len)
+{
+	snprintf(out, len, "%s-%d", rc->meta.name, serial);
+}
+
+/* --- PVC ---------------------------------------------------------------------------- */
+
+json_t *desired_pvc(const struct api_redis_cluster *rc, int serial)
+{
+	char name[CTL_NAME_MAX + 1];
+	json_t *spec, *o, *extra;
+
+	pod_name(rc, serial, name, sizeof(name));
+	spec = json_pack("{s:[s],s:s,s:{s:{s:s}}}", "accessModes", "ReadWriteOnce", "volumeMode",
+	                 "Filesystem", "resources", "requests", "storage",
+	                 rc->spec.storage.size.text ? rc->spec.storage.size.text : "1Gi");
+	if (rc->spec.storage.storage_class_name)
+		json_object_set_new(spec, "storageClassName",
+		                    json_string(rc->spec.storage.storage_class_name));
+	extra = json_pack("{s:s}", CTL_LABEL_POD, name);
+	o = json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "PersistentVolumeClaim",
+	              "metadata", desired_meta(rc, name, "data", extra), "spec", spec);
+	json_decref(extra);
+	return o;
+}
+
+/* --- volumes ------------------------------------------------------------------------ */
+
+static json_t *secret_volume(const char *name, const char *secret)
+{
+	return json_pack("{s:s,s:{s:s,s:[{s:s,s:s}],s:i}}", "name", name, "secret", "secretName",
+	                 secret, "items", "key", "password", "path", "password", "defaultMode",
+	                 SECRET_MODE);
+}
+
+static json_t *users_volume(const struct api_redis_cluster *rc)
+{
+	json_t *sources = json_array();
+	char path[CTL_NAME_MAX * 2];
+
+	for (size_t i = 0; i < rc->spec.n_users; i++) {
+		const struct api_user *u = &rc->spec.users[i];
+
+		for (size_t k = 0; k < u->n_password_secrets; k++) {
+			snprintf(path, sizeof(path), "%s/%s", u->name, u->password_secrets[k].name);
+			json_array_append_new(sources,
+			                      json_pack("{s:{s:s,s:[{s:s,s:s}]}}", "secret", "name",
+			                                u->password_secrets[k].name, "items", "key",
+			                                "password", "path", path));
+		}
+	}
+	if (!json_array_size(sources)) {
+		json_decref(sources);
+		return NULL;
+	}
+	return json_pack("{s:s,s:{s:o,s:i}}", "name", "users", "projected", "sources", sources,
+	                 "defaultMode", SECRET_MODE);
+}
+
+static json_t *tls_volume(const struct api_redis_cluster *rc)
+{
+	if (!rc->spec.tls_secret.name || !rc->spec.ca_secret.name)
+		return NULL;
+	return json_pack("{s:s,s:{s:[{s:{s:s,s:[{s:s,s:s},{s:s,s:s}]}},{s:{s:s,s:[{s:s,s:s}]}}],"
+	                 "s:i}}",
+	                 "name", "tls", "projected", "sources", "secret", "name",
+	                 rc->spec.tls_secret.name, "items", "key", "tls.crt", "path", "tls.crt",
+	                 "key", "tls.key", "path", "tls.key", "secret", "name",
+	                 rc->spec.ca_secret.name, "items", "key", "ca.crt", "path", "ca.crt",
+	                 "defaultMode", SECRET_MODE);
+}
+
+static json_t *data_volume(const struct api_redis_cluster *rc, const char *pod)
+{
+	if (rc->spec.storage.type == API_STORAGE_EMPTYDIR) {
+		json_t *ed = json_object();
+
+		if (rc->spec.storage.size.text)
+			json_object_set_new(ed, "sizeLimit",
+			                    json_string(rc->spec.storage.size.text));
+		return json_pack("{s:s,s:o}", "name", "data", "emptyDir", ed);
+	}
+	return json_pack("{s:s,s:{s:s}}", "name", "data", "persistentVolumeClaim", "claimName",
+	                 pod);
+}
+
+static void volumes(const struct api_redis_cluster *rc, const char *pod, json_t **vols,
+                    json_t **mounts)
+{
+	char name[CTL_NAME_MAX + 1];
+	json_t *v;
+
+	*vols = json_array();
+	*mounts = json_array();
+	json_array_append_new(*vols, data_volume(rc, pod));
+	json_array_append_new(*mounts,
+	                      json_pack("{s:s,s:s}", "name", "data", "mountPath", MOUNT_DATA));
+	json_array_append_new(*vols, json_pack("{s:s,s:{}}", "name", "controller", "emptyDir"));
+	json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "controller", "mountPath",
+	                                         MOUNT_CONTROLLER, "readOnly", 1));
+	json_array_append_new(
+	        *vols, json_pack("{s:s,s:{s:s}}", "name", "run", "emptyDir", "medium", "Memory"));
+	json_array_append_new(*mounts,
+	                      json_pack("{s:s,s:s}", "name", "run", "mountPath", MOUNT_RUN));
+	json_array_append_new(*vols, json_pack("{s:s,s:{}}", "name", "tmp", "emptyDir"));
+	json_array_append_new(*mounts, json_pack("{s:s,s:s}", "name", "tmp", "mountPath", "/tmp"));
+	desired_auth_secret_name(rc, name, sizeof(name));
+	json_array_append_new(*vols, secret_volume("auth", name));
+	json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "auth", "mountPath",
+	                                         MOUNT_AUTH, "readOnly", 1));
+	desired_name(rc, DESIRED_OPERATOR_SECRET, name, sizeof(name));
+	json_array_append_new(*vols, secret_volume("operator-auth", name));
+	json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "operator-auth",
+	                                         "mountPath", MOUNT_OPAUTH, "readOnly", 1));
+	if ((v = users_volume(rc))) {
+		json_array_append_new(*vols, v);
+		json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "users",
+		                                         "mountPath", MOUNT_USERS, "readOnly", 1));
+	}
+	if ((v = tls_volume(rc))) {
+		json_array_append_new(*vols, v);
+		json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "tls",
+		                                         "mountPath", MOUNT_TLS, "readOnly", 1));
+	}
+}
+
+/* --- containers --------------------------------------------------------------------- */
+
+static json_t *container_security(void)
+{
+	return json_pack("{s:b,s:b,s:b,s:{s:[s]},s:{s:s}}", "allowPrivilegeEscalation", 0,
+	                 "readOnlyRootFilesystem", 1, "runAsNonRoot", 1, "capabilities", "drop",
+	                 "ALL", "seccompProfile", "type", "RuntimeDefault");
+}
+
+static json_t *field_env(const char *name, const char *path)
+{
+	return json_pack("{s:s,s:{s:{s:s,s:s}}}", "name", name, "valueFrom", "fieldRef",
+	                 "apiVersion", "v1", "fieldPath", path);
+}
+
+static json_t *env(const struct api_redis_cluster *rc)
+{
+	return json_pack("[o,o,o,{s:s,s:s}]", field_env("REDIS_OPERATOR_POD_NAME", "metadata.name"),
+	                 field_env("REDIS_OPERATOR_POD_NAMESPACE", "metadata.namespace"),
+	                 field_env("REDIS_OPERATOR_POD_IP", "status.podIP"), "name",
+	                 "REDIS_OPERATOR_CLUSTER_NAME", "value", rc->meta.name);
+}
+
+static json_t *probe(const char *path, int period, int timeout, int failures)
+{
+	return json_pack("{s:{s:s,s:i,s:s},s:i,s:i,s:i,s:i}", "httpGet", "path", path, "port",
+	                 CTL_PORT_HTTP, "scheme", "HTTP", "periodSeconds", period, "timeoutSeconds",
+	                 timeout, "successThreshold", 1, "failureThreshold", failures);
+}
+
+static json_t *main_container(const struct api_redis_cluster *rc, json_t *mounts)
+{
+	json_t *c = json_pack(
+	        "{s:s,s:s,s:s,s:[s,s],s:o,s:[{s:s,s:i,s:s},{s:s,s:i,s:s},{s:s,s:i,s:s}],s:o,s:o,"
+	        "s:o,s:o,s:o}",
+	        "name", "redis", "image", rc->spec.image_name, "imagePullPolicy", "IfNotPresent",
+	        "command", MOUNT_CONTROLLER "/redis-operator", "instance", "env", env(rc), "ports",
+	        "name", "redis", "containerPort", CTL_PORT_REDIS, "protocol", "TCP", "name", "http",
+	        "containerPort", CTL_PORT_HTTP, "protocol", "TCP", "name", "metrics",
+	        "containerPort", CTL_PORT_METRICS, "protocol", "TCP", "volumeMounts", mounts,
+	        /* startup on /healthz: a parked replica is alive but not ready, and must not be
+	         * restarted for that */
+	        "startupProbe", probe("/healthz", 1, 2, 120), "readinessProbe",
+	        probe("/readyz", 2, 2, 2), "livenessProbe", probe("/healthz", 10, 5, 6),
+	        "securityContext", container_security());
+
+	if (rc->spec.resources.json)
+		json_object_set(c, "resources", rc->spec.resources.json);
+	return c;
+}
+
+static json_t *init_container(const struct ctl_config *cfg)
+{
+	return json_pack(
+	        "{s:s,s:s,s:s,s:[s,s,s],s:[{s:s,s:s},{s:s,s:s}],s:o}", "name", "copy-binary",
+	        "image", cfg->operator_image ? cfg->operator_image : "redis-operator:dev",
+	        "imagePullPolicy", "IfNotPresent", "command", "/usr/local/bin/redis-operator",
+	        "copy-binary", MOUNT_CONTROLLER, "volumeMounts", "name", "controller", "mountPath",
+	        MOUNT_CONTROLLER, "name", "run", "mountPath", MOUNT_RUN, "securityContext",
+	        container_security());
+}
+
+/* The user's affinity, plus a preferred anti-affinity on hostnames unless they set one. */
+static json_t *affinity(const struct api_redis_cluster *rc)
+{
+	json_t *a = rc->spec.affinity ? json_deep_copy(rc->spec.affinity) : json_object();
+
+	if (!json_object_get(a, "podAntiAffinity"))
+		json_object_set_new(a, "podAntiAffinity",
+		                    json_pack("{s:[{s:i,s:{s:s,s:{s:{s:s}}}}]}",
+		                              "preferredDuringSchedulingIgnoredDuringExecution",
+		                              "weight", 100, "podAffinityTerm", "topologyKey",
+		                              "kubernetes.io/hostname", "labelSelector",
+		                              "matchLabels", CTL_LABEL_CLUSTER, rc->meta.name));
+	return a;
+}
+
+static void set_if(json_t *obj, const char *key, json_t *v)
+{
+	if (v && !json_is_null(v))
+		json_object_set(obj, key, v);
+}
+
+static json_t *pod_spec(const struct api_redis_cluster *rc, const struct ctl_config *cfg,
+                        const char *pod)
+{
+	json_t *vols, *mounts, *spec;
+	json_int_t uid = (json_int_t)cfg->run_as_user;
+
+	volumes(rc, pod, &vols, &mounts);
+	spec = json_pack("{s:s,s:b,s:b,s:s,s:i,s:{s:b,s:I,s:I,s:I,s:s,s:{s:s}},s:[o],s:[o],s:o,"
+	                 "s:o}",
+	                 "serviceAccountName", rc->meta.name, "automountServiceAccountToken", 1,
+	                 "enableServiceLinks", 0, "restartPolicy", "Always",
+	                 "terminationGracePeriodSeconds", DESIRED_GRACE_SECONDS, "securityContext",
+	                 "runAsNonRoot", 1, "runAsUser", uid, "runAsGroup", uid, "fsGroup", uid,
+	                 "fsGroupChangePolicy", "OnRootMismatch", "seccompProfile", "type",
+	                 "RuntimeDefault", "initContainers", init_container(cfg), "containers",
+	                 main_container(rc, mounts), "volumes", vols, "affinity", affinity(rc));
+	set_if(spec, "nodeSelector", rc->spec.node_selector);
+	set_if(spec, "tolerations", rc->spec.tolerations);
+	set_if(spec, "topologySpreadConstraints", rc->spec.topology_spread_constraints);
+	if (rc->spec.priority_class_name)
+		json_object_set_new(spec, "priorityClassName",
+		                    json_string(rc->spec.priority_class_name));
+	return spec;
+}
+
+/* The non-live spec.redis directives: a change needs a restart. Judged against the oldest
+ * supported version of the engine, so the answer never depends on what runs. */
+static json_t *static_directives(const struct api_redis_cluster *rc)
+{
+	enum vk_engine eng = rc->spec.engine ? rc->spec.engine : VK_ENGINE_REDIS;
+	unsigned ver = eng == VK_ENGINE_VALKEY ? VK_VALKEY_MIN_VERSION : VK_REDIS_MIN_VERSION;
+	json_t *out = json_object(), *v;
+	const char *k;
+
+	json_object_foreach (rc->spec.redis, k, v) {
+		if (vk_directive_needs_restart(eng, ver, k))
+			json_object_set(out, k, v);
+	}
+	return out;
+}
+
+void desired_spec_hash(const struct api_redis_cluster *rc, const struct ctl_config *cfg, char *out)
+{
+	char pod[CTL_NAME_MAX + 1];
+	json_t *spec, *in;
+
+	pod_name(rc, 0, pod, sizeof(pod));
+	spec = pod_spec(rc, cfg, pod);
+	json_object_del(spec, "initContainers"); /* the operator's own version stays out */
+	in = json_pack("{s:o,s:O?,s:O?,s:o,s:s}", "spec", spec, "labels",
+	               rc->spec.pod_template.labels, "annotations",
+	               rc->spec.pod_template.annotations, "redis", static_directives(rc), "storage",
+	               rc->spec.storage.type == API_STORAGE_EMPTYDIR ? "emptyDir" : "pvc");
+	desired_hash_json(in, out);
+	json_decref(in);
+}
+
+json_t *desired_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg, int serial,
+                    const char *role)
+{
+	char name[CTL_NAME_MAX + 1], hash[DESIRED_HASH_LEN + 1];
+	json_t *labels = json_object(), *meta, *ann;
+
+	pod_name(rc, serial, name, sizeof(name));
+	if (rc->spec.pod_template.labels)
+		json_object_update(labels, rc->spec.pod_template.labels);
+	json_object_set_new(labels, CTL_LABEL_POD, json_string(name));
+	json_object_set_new(labels, CTL_LABEL_ROLE, json_string(role));
+	meta = desired_meta(rc, name, "database", labels);
+	json_decref(labels);
+	ann = rc->spec.pod_template.annotations ? json_deep_copy(rc->spec.pod_template.annotations)
+	                                        : json_object();
+	desired_spec_hash(rc, cfg, hash);
+	json_object_set_new(ann, CTL_ANN_SPEC_HASH, json_string(hash));
+	/* the instance manager reads the live settings from the cluster when it boots */
+	desired_live_hash(rc, hash);
+	json_object_set_new(ann, CTL_ANN_LIVE_HASH, json_string(hash));
+	json_object_set_new(meta, "annotations", ann);
+	return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", meta,
+	                 "spec", pod_spec(rc, cfg, name));
+}
+
+/* --- live tier ---------------------------------------------------------------------- */
+
+static json_t *users_json(const struct api_redis_cluster *rc)
+{
+	json_t *users = json_array();
+
+	for (size_t i = 0; i < rc->spec.n_users; i++) {
+		const struct api_user *u = &rc->spec.users[i];
+		json_t *rules = json_array();
+
+		for (size_t k = 0; k < u->n_rules; k++)
+			json_array_append_new(rules, json_string(u->rules[k]));
+		json_array_append_new(users, json_pack("{s:s,s:b,s:o}", "name", u->name, "enabled",
+		                                       u->enabled, "rules", rules));
+	}
+	return users;
+}
+
+static void memory(const struct api_redis_cluster *rc, json_t *body)
+{
+	const struct api_memory *m = &rc->spec.memory;
+	uint64_t bytes = 0, limit = rc->spec.resources.limits_memory.value;
+	char num[32];
+
+	if (m->max_memory.valid && m->max_memory.value)
+		bytes = m->max_memory.value;
+	else if (m->has_max_memory_percent && limit)
+		bytes = limit / 100 * (uint64_t)m->max_memory_percent +
+		        limit % 100 * (uint64_t)m->max_memory_percent / 100;
+	if (bytes) {
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)bytes);
+		json_object_set_new(body, "maxMemory", json_string(num));
+	}
+	if (m->max_memory_policy > 0 &&
+	    (size_t)m->max_memory_policy < sizeof(policy_names) / sizeof(policy_names[0]))
+		json_object_set_new(body, "maxMemoryPolicy",
+		                    json_string(policy_names[m->max_memory_policy]));
+}
+
+json_t *desired_live_config(const struct api_redis_cluster *rc)
+{
+	json_t *body = json_pack("{s:I,s:o}", "minSyncReplicas",
+	                         (json_int_t)rc->spec.min_sync_replicas, "users", users_json(rc));
+
+	json_object_set_new(body, "redis",
+	                    rc->spec.redis ? json_deep_copy(rc->spec.redis) : json_object());
+	memory(rc, body);
+	return body;
+}
+
+void desired_live_hash(const struct api_redis_cluster *rc, char *out)
+{
+	json_t *body = desired_live_config(rc);
+
+	desired_hash_json(body, out);
+	json_decref(body);
+}

@@ -1,0 +1,441 @@
+/*
+ * failover: the state machine of failover, switchover and in-place primary restarts
+ * (DESIGN.md §4), persisted in status.failover so that a restarted controller resumes
+ * from the phase the status names:
+ *
+ *   (none) --primary confirmed down--> Fencing --old primary fenced or its Lease free,
+ *          a replica elected--> Promoting(to) --`to` promoted and holding the Lease-->
+ *          (none): currentPrimary = to, lastFailover, role labels moved
+ *   (none) --switchover asked--> Switchover(from, to) --POST /v1/switchover on `from`-->
+ *          (none): currentPrimary = to; half-way failure (`from` fenced, `to` not
+ *          primary) becomes Fencing
+ *   (none) --rolling update, method restart--> PrimaryRestart --pod back as primary-->
+ *          (none); too slow becomes Fencing
+ *
+ * "Down" is never one failed poll: the primary must say it is fenced (its manager does
+ * that when its server crashes or its Lease is lost), or its Lease must be free
+ * (released or expired) while it does not answer as primary. Promotion goes through
+ * the target's instance manager, which takes the Lease first, so two writable
+ * primaries cannot exist even if this controller is wrong about the world.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "controller/plan.h"
+#include "lib/alloc.h"
+
+#define REQUEUE_FAST_MS   300
+#define REQUEUE_WAIT_MS   2000
+#define SWITCHOVER_MARGIN 30000
+
+static bool lease_free(const struct ctl_view *v)
+{
+	return v->lease.state == CTL_LEASE_RELEASED || v->lease.state == CTL_LEASE_EXPIRED;
+}
+
+static int64_t elapsed_ms(const struct ctl_view *v, const struct ctl_failover *fo)
+{
+	return fo->started_wall_ms ? v->now_wall_ms - fo->started_wall_ms : 0;
+}
+
+static struct ctl_action *status_fo(struct ctl_plan *p, const char *phase,
+                                    const struct ctl_failover *fo, const char *to)
+{
+	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_STATUS);
+
+	a->obj = json_pack("{s:o}", "failover",
+	                   plan_failover_json(phase, fo->from, to, fo->reason, fo->started_at));
+	return a;
+}
+
+static void clear_fo(struct ctl_plan *p)
+{
+	ctl_plan_status(p, json_pack("{s:n}", "failover"));
+}
+
+/* --- detection ------------------------------------------------------------------------ */
+
+bool plan_primary_down(const struct ctl_view *v, const struct plan_state *s, const char **why)
+{
+	const struct ctl_pod *cp = s->primary_pod;
+	const struct ctl_lease *l = &v->lease;
+
+	if (!s->primary || !*s->primary || !l->ever_acquired || plan_user_fenced(v, s->primary))
+		return false;
+	if (l->state == CTL_LEASE_HELD && strcmp(l->holder, s->primary) != 0)
+		return false; /* another holder: not a failover (split brain is fenced elsewhere) */
+	if (cp && ctl_inst_ok(&cp->inst) && (cp->inst.primary_crashed || cp->inst.fenced)) {
+		*why = cp->inst.primary_crashed ? "its server crashed; its manager fenced it"
+		                                : "its manager reports it fenced";
+		return true;
+	}
+	if (!lease_free(v))
+		return false;
+	if (!cp || cp->deleting)
+		*why = !cp ? "its pod is gone and the primary lease is free"
+		           : "its pod is being deleted and the primary lease is free";
+	else if (cp->inst.failures >= v->cfg->poll_failures_down)
+		*why = "it stopped answering and the primary lease is free";
+	else if (ctl_inst_current(v, &cp->inst) && strcmp(cp->inst.state, "primary") != 0)
+		*why = "it is not serving as primary and the primary lease is free";
+	else
+		return false;
+	return true;
+}
+
+/* --- election ----------------------------------------------------------------------- */
+
+static bool candidate(const struct ctl_view *v, const struct ctl_pod *pod, const char *exclude)
+{
+	const struct ctl_inst *i = &pod->inst;
+
+	return strcmp(pod->name, exclude) != 0 && !pod->deleting && pod->ip && ctl_inst_ok(i) &&
+	       i->server_up && !i->loading && !i->syncing && strcmp(i->link, "syncing") != 0 &&
+	       i->offset >= 0 && i->repl_id[0] &&
+	       (strcmp(i->state, "replica") == 0 || strcmp(i->state, "parked") == 0) &&
+	       !plan_user_fenced(v, pod->name);
+}
+
+static size_t group_size(const struct ctl_view *v, const char *exclude, const char *replid)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < v->npods; i++)
+		if (candidate(v, &v->pods[i], exclude) &&
+		    strcmp(v->pods[i].inst.repl_id, replid) == 0)
+			n++;
+	return n;
+}
+
+static bool better(const struct ctl_pod *a, const struct ctl_pod *b)
+{
+	if (!b)
+		return true;
+	if (a->inst.offset != b->inst.offset)
+		return a->inst.offset > b->inst.offset;
+	if (a->ready != b->ready)
+		return a->ready;
+	return a->serial < b->serial;
+}
+
+const struct ctl_pod *plan_elect(const struct ctl_view *v, const char *exclude,
+                                 const char *primary_replid)
+{
+	const char *history = NULL;
+	const struct ctl_pod *best = NULL;
+	size_t most = 0;
+
+	if (primary_replid && *primary_replid && group_size(v, exclude, primary_replid))
+		history = primary_replid;
+	for (size_t i = 0; !history && i < v->npods; i++) {
+		size_t n;
+
+		if (!candidate(v, &v->pods[i], exclude))
+			continue;
+		n = group_size(v, exclude, v->pods[i].inst.repl_id);
+		if (n > most) {
+			most = n;
+			history = v->pods[i].inst.repl_id;
+		}
+	}
+	for (size_t i = 0; history && i < v->npods; i++) {
+		const struct ctl_pod *pod = &v->pods[i];
+
+		if (candidate(v, pod, exclude) && strcmp(pod->inst.repl_id, history) == 0 &&
+		    better(pod, best))
+			best = pod;
+	}
+	return best;
+}
+
+/* With no replica at all, a crashed primary that kept its data is promoted again. */
+static bool self_promotion_ok(const struct ctl_view *v, const struct ctl_pod *cp)
+{
+	if (!cp || cp->deleting || !cp->ip || !ctl_inst_ok(&cp->inst) || !cp->inst.server_up ||
+	    cp->inst.loading)
+		return false;
+	for (size_t i = 0; i < v->npods; i++)
+		if (&v->pods[i] != cp && !v->pods[i].deleting)
+			return false;
+	return true;
+}
+
+/* --- failover ----------------------------------------------------------------------- */
+
+static void finalize(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                     const struct ctl_failover *fo, const struct ctl_pod *to)
+{
+	int64_t dur = elapsed_ms(v, fo);
+	char now[CTL_TIME_MAX];
+	struct ctl_action *a;
+
+	ctl_time_format(v->now_wall_ms, now);
+	a = ctl_plan_status(p, json_pack("{s:s,s:s,s:n,s:{s:s,s:s,s:s,s:s,s:I}}", "currentPrimary",
+	                                 to->name, "targetPrimary", to->name, "failover",
+	                                 "lastFailover", "time", now, "from", fo->from, "to",
+	                                 to->name, "reason", fo->reason, "durationMs",
+	                                 (json_int_t)(dur > 0 ? dur : 0)));
+	a->metric = CTL_METRIC_FAILOVER;
+	a->metric_value = fo->started_wall_ms ? fo->started_wall_ms : v->now_wall_ms;
+	if (strcmp(fo->from, to->name) != 0)
+		plan_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
+	plan_label(p, to, CTL_ROLE_PRIMARY);
+	ctl_plan_event(p, false, "FailoverCompleted", "%s is the primary now (was %s): %s",
+	               to->name, fo->from, fo->reason);
+	ctl_plan_requeue(p, 100);
+	s->primary = to->name;
+	s->primary_pod = to;
+}
+
+static bool promote(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                    const struct ctl_failover *fo, const struct ctl_pod *to)
+{
+	ctl_plan_instance(p, to, "promote", json_pack("{s:b}", "force", 0));
+	finalize(v, s, p, fo, to);
+	return false;
+}
+
+static bool fencing(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                    const struct ctl_failover *fo)
+{
+	const struct ctl_pod *cp = ctl_view_pod(v, fo->from), *cand;
+	bool reachable = cp && cp->ip && !cp->deleting && ctl_inst_ok(&cp->inst);
+	bool fenced = reachable && cp->inst.fenced;
+	bool need_fence = reachable && !cp->inst.fenced;
+	int64_t delay = v->rc->spec.failover.delay.ms;
+
+	s->phase = "Failing over";
+	s->progressing = true;
+	if (reachable && ctl_inst_is_writable_primary(&cp->inst) && cp->inst.lease_held &&
+	    v->lease.state == CTL_LEASE_HELD && strcmp(v->lease.holder, cp->name) == 0) {
+		clear_fo(p);
+		ctl_plan_event(p, false, "FailoverCancelled", "%s serves as primary again",
+		               cp->name);
+		return true;
+	}
+	if (!lease_free(v) && !fenced && !need_fence) {
+		s->phase_reason = "waiting for the old primary to be fenced or its lease to expire";
+		ctl_plan_requeue(p, REQUEUE_FAST_MS);
+		return false;
+	}
+	if (delay > 0 && elapsed_ms(v, fo) < delay) {
+		ctl_plan_requeue(p, delay - elapsed_ms(v, fo));
+		return false;
+	}
+	cand = plan_elect(v, fo->from, cp ? cp->inst.repl_id : NULL);
+	if (!cand && self_promotion_ok(v, cp))
+		cand = cp;
+	if (!cand) {
+		s->phase_reason = "no replica can be promoted yet";
+		ctl_plan_event(p, true, "FailoverWaiting", "no replica of %s can be promoted yet",
+		               fo->from);
+		ctl_plan_requeue(p, REQUEUE_WAIT_MS);
+		return true;
+	}
+	if (need_fence)
+		ctl_plan_instance(p, cp, "fence", json_pack("{s:s}", "reason", "failover"))
+		        ->optional = lease_free(v);
+	status_fo(p, CTL_FO_PROMOTING, fo, cand->name);
+	ctl_plan_event(p, false, "FailoverPromoting", "promoting %s (offset %lld) instead of %s",
+	               cand->name, cand->inst.offset, fo->from);
+	return promote(v, s, p, fo, cand);
+}
+
+static bool promoting(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                      const struct ctl_failover *fo)
+{
+	const struct ctl_pod *to = ctl_view_pod(v, fo->to);
+
+	s->phase = "Failing over";
+	s->progressing = true;
+	if (!fo->to[0])
+		return fencing(v, s, p, fo);
+	if (to && ctl_inst_is_writable_primary(&to->inst) && to->inst.lease_held) {
+		finalize(v, s, p, fo, to);
+		return false;
+	}
+	if (!to || to->deleting ||
+	    (!ctl_inst_ok(&to->inst) && elapsed_ms(v, fo) > v->cfg->promote_timeout_ms)) {
+		status_fo(p, CTL_FO_FENCING, fo, NULL);
+		ctl_plan_event(p, true, "FailoverRetarget", "%s cannot be promoted: electing again",
+		               fo->to);
+		ctl_plan_requeue(p, REQUEUE_FAST_MS);
+		return false;
+	}
+	if (!ctl_inst_ok(&to->inst) || !to->ip) {
+		ctl_plan_requeue(p, REQUEUE_FAST_MS);
+		return false;
+	}
+	return promote(v, s, p, fo, to);
+}
+
+static bool detect(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+{
+	struct ctl_failover fo = { 0 };
+	const char *why = NULL;
+
+	if (!plan_primary_down(v, s, &why))
+		return true;
+	/* A primary whose pod is gone with nobody to take over (hibernation just ended, a
+	 * one-instance cluster): the pods step recreates it, and it boots as primary. */
+	if (!s->primary_pod && !plan_elect(v, s->primary, NULL))
+		return true;
+	fo.active = true;
+	snprintf(fo.phase, sizeof(fo.phase), "%s", CTL_FO_FENCING);
+	snprintf(fo.from, sizeof(fo.from), "%s", s->primary);
+	snprintf(fo.reason, sizeof(fo.reason), "primary %s is down: %s", s->primary, why);
+	ctl_time_format(v->now_wall_ms, fo.started_at);
+	fo.started_wall_ms = v->now_wall_ms;
+	status_fo(p, CTL_FO_FENCING, &fo, NULL);
+	ctl_plan_event(p, true, "FailoverStarted", "%s", fo.reason);
+	return fencing(v, s, p, &fo);
+}
+
+/* --- switchover --------------------------------------------------------------------- */
+
+static void switchover_done(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                            const struct ctl_failover *fo, const struct ctl_pod *to)
+{
+	ctl_plan_status(p, json_pack("{s:s,s:s,s:n}", "currentPrimary", to->name, "targetPrimary",
+	                             to->name, "failover"));
+	plan_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
+	plan_label(p, to, CTL_ROLE_PRIMARY);
+	if (json_object_get(v->rc->meta.annotations, CTL_ANN_SWITCHOVER))
+		ctl_plan_add(p, CTL_ACT_CLUSTER)->obj =
+		        json_pack("{s:{s:{s:n}}}", "metadata", "annotations", CTL_ANN_SWITCHOVER);
+	ctl_plan_event(p, false, "SwitchoverCompleted", "%s is the primary now (was %s): %s",
+	               to->name, fo->from, fo->reason);
+	ctl_plan_requeue(p, 100);
+	s->primary = to->name;
+	s->primary_pod = to;
+}
+
+static void switchover_post(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                            const struct ctl_failover *fo, const struct ctl_pod *from,
+                            const struct ctl_pod *to)
+{
+	struct ctl_action *a;
+
+	a = ctl_plan_instance(p, from, "switchover",
+	                      json_pack("{s:s,s:i,s:i}", "host", to->ip, "port", CTL_PORT_REDIS,
+	                                "httpPort", CTL_PORT_HTTP));
+	a->metric = CTL_METRIC_SWITCHOVER;
+	switchover_done(v, s, p, fo, to);
+}
+
+void plan_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                     const struct ctl_pod *target, const char *reason)
+{
+	struct ctl_failover fo = { 0 };
+
+	fo.active = true;
+	snprintf(fo.phase, sizeof(fo.phase), "%s", CTL_FO_SWITCHOVER);
+	snprintf(fo.from, sizeof(fo.from), "%s", s->primary);
+	snprintf(fo.to, sizeof(fo.to), "%s", target->name);
+	snprintf(fo.reason, sizeof(fo.reason), "%s", reason);
+	ctl_time_format(v->now_wall_ms, fo.started_at);
+	status_fo(p, CTL_FO_SWITCHOVER, &fo, fo.to);
+	ctl_plan_event(p, false, "SwitchoverStarted", "switching over from %s to %s: %s", fo.from,
+	               fo.to, reason);
+	s->phase = "Switching over";
+	s->progressing = true;
+	switchover_post(v, s, p, &fo, s->primary_pod, target);
+}
+
+static bool switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                       const struct ctl_failover *fo)
+{
+	const struct ctl_pod *from = ctl_view_pod(v, fo->from), *to = ctl_view_pod(v, fo->to);
+	int64_t limit = v->rc->spec.failover.switchover_timeout.ms * 3 + SWITCHOVER_MARGIN;
+
+	s->phase = "Switching over";
+	s->progressing = true;
+	if (to && ctl_inst_is_writable_primary(&to->inst) && to->inst.lease_held) {
+		switchover_done(v, s, p, fo, to);
+		return false;
+	}
+	if (from && ctl_inst_is_writable_primary(&from->inst)) {
+		if (elapsed_ms(v, fo) > limit || !to || to->deleting) {
+			clear_fo(p);
+			if (json_object_get(v->rc->meta.annotations, CTL_ANN_SWITCHOVER))
+				ctl_plan_add(p, CTL_ACT_CLUSTER)->obj =
+				        json_pack("{s:{s:{s:n}}}", "metadata", "annotations",
+				                  CTL_ANN_SWITCHOVER);
+			ctl_plan_event(p, true, "SwitchoverFailed",
+			               "switchover from %s to %s gave up; %s stays primary",
+			               fo->from, fo->to, fo->from);
+			return true;
+		}
+		if (!to->ip || !ctl_inst_ok(&to->inst)) {
+			ctl_plan_requeue(p, REQUEUE_WAIT_MS);
+			return false;
+		}
+		switchover_post(v, s, p, fo, from, to);
+		return false;
+	}
+	if (!from || (ctl_inst_ok(&from->inst) && from->inst.fenced) ||
+	    from->inst.failures >= v->cfg->poll_failures_down) {
+		struct ctl_failover f = *fo;
+
+		snprintf(f.reason, sizeof(f.reason), "switchover to %.200s failed half-way",
+		         fo->to);
+		status_fo(p, CTL_FO_FENCING, &f, NULL);
+		ctl_plan_event(p, true, "SwitchoverFailed", "%s: failing over", f.reason);
+		return false;
+	}
+	ctl_plan_requeue(p, REQUEUE_FAST_MS);
+	return false;
+}
+
+/* --- in-place restart of the primary ---------------------------------------------------- */
+
+static bool primary_restart(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                            const struct ctl_failover *fo)
+{
+	const struct ctl_pod *pp = ctl_view_pod(v, fo->from);
+
+	if (pp && !pp->deleting && pp->ready && ctl_inst_is_writable_primary(&pp->inst)) {
+		clear_fo(p);
+		ctl_plan_event(p, false, "PrimaryRestarted", "%s restarted as primary", fo->from);
+		return true;
+	}
+	if (elapsed_ms(v, fo) > v->cfg->restart_timeout_ms) {
+		struct ctl_failover f = *fo;
+
+		snprintf(f.reason, sizeof(f.reason), "restart of the primary %.200s took too long",
+		         fo->from);
+		status_fo(p, CTL_FO_FENCING, &f, NULL);
+		ctl_plan_event(p, true, "PrimaryRestartTimeout", "%s: failing over", f.reason);
+		return false;
+	}
+	s->phase = "Restarting the primary";
+	s->progressing = true;
+	ctl_plan_requeue(p, 1000);
+	return true;
+}
+
+/* --- dispatch ----------------------------------------------------------------------- */
+
+static const struct {
+	const char *phase;
+	bool (*fn)(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+	           const struct ctl_failover *fo);
+} phases[] = {
+	{ CTL_FO_FENCING, fencing },
+	{ CTL_FO_PROMOTING, promoting },
+	{ CTL_FO_SWITCHOVER, switchover },
+	{ CTL_FO_RESTART, primary_restart },
+};
+
+bool plan_failover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+{
+	if (!v->fo.active)
+		return detect(v, s, p);
+	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++)
+		if (strcmp(v->fo.phase, phases[i].phase) == 0)
+			return phases[i].fn(v, s, p, &v->fo);
+	clear_fo(p);
+	ctl_plan_event(p, true, "FailoverStateUnknown",
+	               "status.failover.phase %s is unknown: cleared", v->fo.phase);
+	return true;
+}

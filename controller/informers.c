@@ -1,0 +1,174 @@
+/*
+ * informers: the controller's caches (lib/k8s/informer), one per kind. RedisClusters
+ * are all cached; every child kind only with app.kubernetes.io/managed-by=redis-operator.
+ * Handlers map an object to its cluster's work-queue key ("ns/<redis.io/cluster>") and
+ * queue it. Pods are trimmed to what the planner reads (metadata, phase, IP,
+ * conditions): a pod's spec is never compared, its spec-hash annotation is.
+ * Lease renewals (one a second per cluster) change nothing the planner reads unless the
+ * holder changes, so only those updates queue the cluster.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "lib/jsonx.h"
+#include "lib/log.h"
+
+static const struct {
+	const struct k8s_resource *res;
+	bool managed_only;
+} kinds[CTL_INF_COUNT] = {
+	[CTL_INF_CLUSTERS] = { &k8s_res_redisclusters, false },
+	[CTL_INF_PODS] = { &k8s_res_pods, true },
+	[CTL_INF_PVCS] = { &k8s_res_pvcs, true },
+	[CTL_INF_SERVICES] = { &k8s_res_services, true },
+	[CTL_INF_SECRETS] = { &k8s_res_secrets, true },
+	[CTL_INF_SAS] = { &k8s_res_serviceaccounts, true },
+	[CTL_INF_ROLES] = { &k8s_res_roles, true },
+	[CTL_INF_ROLEBINDINGS] = { &k8s_res_rolebindings, true },
+	[CTL_INF_PDBS] = { &k8s_res_pdbs, true },
+	[CTL_INF_NETPOLS] = { &k8s_res_networkpolicies, true },
+	[CTL_INF_LEASES] = { &k8s_res_leases, true },
+};
+
+static void enqueue_owner(struct ctl *c, json_t *obj, bool is_cluster)
+{
+	const char *ns = ctl_json_str(obj, "metadata.namespace");
+	const char *name =
+	        is_cluster ? ctl_json_str(obj, "metadata.name")
+	                   : json_string_value(json_object_get(jsonx_get(obj, "metadata.labels"),
+	                                                       CTL_LABEL_CLUSTER));
+	char key[K8S_INFORMER_KEY_MAX + 1];
+
+	if (!ns || !name)
+		return;
+	snprintf(key, sizeof(key), "%s/%s", ns, name);
+	(void)wq_add(c->q, key);
+}
+
+static void on_cluster(void *ctx, json_t *obj)
+{
+	enqueue_owner(ctx, obj, true);
+}
+
+static void on_cluster_update(void *ctx, json_t *old, json_t *obj)
+{
+	(void)old;
+	enqueue_owner(ctx, obj, true);
+}
+
+static void on_child(void *ctx, json_t *obj)
+{
+	enqueue_owner(ctx, obj, false);
+}
+
+static void on_child_update(void *ctx, json_t *old, json_t *obj)
+{
+	(void)old;
+	enqueue_owner(ctx, obj, false);
+}
+
+static void on_lease_update(void *ctx, json_t *old, json_t *obj)
+{
+	const char *a = ctl_json_str(old, "spec.holderIdentity");
+	const char *b = ctl_json_str(obj, "spec.holderIdentity");
+
+	if (strcmp(a ? a : "", b ? b : "") == 0)
+		return;
+	/* a released Lease is the fast failover signal: look at the instances now */
+	ctl_poller_kick(ctx, CTL_KICK_LEASE_MS);
+	enqueue_owner(ctx, obj, false);
+}
+
+/* Pods: keep metadata, phase, podIP and conditions. */
+static void trim_pod(void *ctx, json_t *obj)
+{
+	json_t *st = json_object_get(obj, "status");
+
+	(void)ctx;
+	json_object_del(obj, "spec");
+	if (!st)
+		return;
+	json_object_del(st, "containerStatuses");
+	json_object_del(st, "initContainerStatuses");
+	json_object_del(st, "hostIPs");
+	json_object_del(st, "podIPs");
+}
+
+static int start_one(struct ctl *c, enum ctl_inf i, struct err *e)
+{
+	struct k8s_informer_opts o = { 0 };
+
+	o.res = kinds[i].res;
+	o.ns = c->set.watch_namespace;
+	o.label_selector = kinds[i].managed_only ? CTL_SELECTOR_MANAGED : c->set.cluster_selector;
+	o.ctx = c;
+	o.on_add = i == CTL_INF_CLUSTERS ? on_cluster : on_child;
+	o.on_update = i == CTL_INF_CLUSTERS ? on_cluster_update
+	              : i == CTL_INF_LEASES ? on_lease_update
+	                                    : on_child_update;
+	o.on_delete = i == CTL_INF_CLUSTERS ? on_cluster : on_child;
+	o.trim = i == CTL_INF_PODS ? trim_pod : NULL;
+	c->inf[i] = k8s_informer_new(c->kube, &o, e);
+	if (!c->inf[i])
+		return e ? e->code : -EINVAL;
+	return k8s_informer_start(c->inf[i], e);
+}
+
+int ctl_informers_start(struct ctl *c, struct err *e)
+{
+	for (int i = 0; i < CTL_INF_COUNT; i++) {
+		int rc = start_one(c, (enum ctl_inf)i, e);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void *stop_one(void *arg)
+{
+	k8s_informer_stop(arg);
+	return NULL;
+}
+
+/* Each stop waits up to a second for its watch to notice: stop them all at once. */
+void ctl_informers_stop(struct ctl *c)
+{
+	pthread_t t[CTL_INF_COUNT];
+	bool started[CTL_INF_COUNT] = { false };
+
+	for (int i = 0; i < CTL_INF_COUNT; i++)
+		started[i] = c->inf[i] && pthread_create(&t[i], NULL, stop_one, c->inf[i]) == 0;
+	for (int i = 0; i < CTL_INF_COUNT; i++) {
+		if (started[i])
+			pthread_join(t[i], NULL);
+		k8s_informer_free(c->inf[i]);
+		c->inf[i] = NULL;
+	}
+}
+
+int ctl_informers_wait(struct ctl *c, int64_t timeout_ms)
+{
+	for (int i = 0; i < CTL_INF_COUNT; i++) {
+		if (k8s_informer_wait_synced(c->inf[i], timeout_ms) < 0) {
+			log_error("informers", "cache not synced", "kind", kinds[i].res->plural,
+			          (char *)NULL);
+			return -ETIMEDOUT;
+		}
+	}
+	atomic_store(&c->synced, true);
+	return 0;
+}
+
+void ctl_enqueue_all(struct ctl *c)
+{
+	json_t *all = k8s_informer_list(c->inf[CTL_INF_CLUSTERS]), *obj;
+	size_t i;
+
+	json_array_foreach (all, i, obj) {
+		enqueue_owner(c, obj, true);
+	}
+	json_decref(all);
+}

@@ -1,0 +1,110 @@
+/*
+ * metrics: the controller's Prometheus series (text exposition 0.0.4), from atomics
+ * that any thread bumps:
+ *   redis_operator_reconciles_total, redis_operator_reconcile_errors_total,
+ *   redis_operator_reconcile_duration_seconds (histogram),
+ *   redis_operator_actions_total, redis_operator_action_errors_total,
+ *   redis_operator_instance_polls_total, redis_operator_instance_poll_errors_total,
+ *   redis_operator_failovers_total, redis_operator_failover_duration_seconds (histogram),
+ *   redis_operator_switchovers_total, redis_operator_switchover_write_pause_seconds
+ *   (histogram, the pause the old primary's manager measured), redis_operator_events_total,
+ *   redis_operator_leader, redis_operator_workqueue_depth, redis_operator_clusters.
+ */
+#include <stdio.h>
+
+#include "controller/ctl.h"
+#include "lib/buf.h"
+
+static const double failover_bounds[CTL_HIST_BUCKETS] = { 0.5, 1, 2, 3, 5, 10, 15, 30, 60, 120 };
+static const double pause_bounds[CTL_HIST_BUCKETS] = { 0.001, 0.002, 0.005, 0.01, 0.025,
+	                                               0.05,  0.1,   0.25,  0.5,  1 };
+static const double reconcile_bounds[CTL_HIST_BUCKETS] = { 0.001, 0.005, 0.01, 0.025, 0.05,
+	                                                   0.1,   0.25,  0.5,  1,     5 };
+
+void ctl_metrics_init(struct ctl_metrics *m)
+{
+	m->failover_seconds.bounds = failover_bounds;
+	m->pause_seconds.bounds = pause_bounds;
+	m->reconcile_seconds.bounds = reconcile_bounds;
+}
+
+void ctl_hist_observe(struct ctl_hist *h, double seconds)
+{
+	size_t i = 0;
+	double old, nw;
+
+	while (i < CTL_HIST_BUCKETS && seconds > h->bounds[i])
+		i++;
+	atomic_fetch_add(&h->count[i], 1);
+	atomic_fetch_add(&h->n, 1);
+	old = atomic_load(&h->sum);
+	do
+		nw = old + seconds;
+	while (!atomic_compare_exchange_weak(&h->sum, &old, nw));
+}
+
+static void head(struct buf *o, const char *name, const char *type, const char *help)
+{
+	buf_printf(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void counter(struct buf *o, const char *name, const char *help, atomic_ullong *v)
+{
+	head(o, name, "counter", help);
+	buf_printf(o, "%s %llu\n", name, (unsigned long long)atomic_load(v));
+}
+
+static void gauge(struct buf *o, const char *name, const char *help, long long v)
+{
+	head(o, name, "gauge", help);
+	buf_printf(o, "%s %lld\n", name, v);
+}
+
+static void histogram(struct buf *o, const char *name, const char *help, struct ctl_hist *h)
+{
+	unsigned long long cum = 0;
+
+	head(o, name, "histogram", help);
+	for (size_t i = 0; i < CTL_HIST_BUCKETS; i++) {
+		cum += atomic_load(&h->count[i]);
+		buf_printf(o, "%s_bucket{le=\"%g\"} %llu\n", name, h->bounds[i], cum);
+	}
+	cum += atomic_load(&h->count[CTL_HIST_BUCKETS]);
+	buf_printf(o, "%s_bucket{le=\"+Inf\"} %llu\n", name, cum);
+	buf_printf(o, "%s_sum %g\n%s_count %llu\n", name, atomic_load(&h->sum), name,
+	           (unsigned long long)atomic_load(&h->n));
+}
+
+int ctl_metrics_render(struct ctl *c, struct buf *o)
+{
+	struct ctl_metrics *m = &c->metrics;
+	struct wq_metrics qm = { 0 };
+
+	counter(o, "redis_operator_reconciles_total", "Reconciles run.", &m->reconciles);
+	counter(o, "redis_operator_reconcile_errors_total",
+	        "Reconciles that failed and were retried.", &m->reconcile_errors);
+	histogram(o, "redis_operator_reconcile_duration_seconds", "Time one reconcile took.",
+	          &m->reconcile_seconds);
+	counter(o, "redis_operator_actions_total", "Planned actions executed.", &m->actions);
+	counter(o, "redis_operator_action_errors_total", "Planned actions that failed.",
+	        &m->action_errors);
+	counter(o, "redis_operator_instance_polls_total", "GET /v1/status requests.", &m->polls);
+	counter(o, "redis_operator_instance_poll_errors_total", "Status polls that failed.",
+	        &m->poll_errors);
+	counter(o, "redis_operator_failovers_total", "Failovers completed.", &m->failovers);
+	histogram(o, "redis_operator_failover_duration_seconds",
+	          "From detecting a failed primary to the new one promoted.", &m->failover_seconds);
+	counter(o, "redis_operator_switchovers_total", "Switchovers completed.", &m->switchovers);
+	histogram(o, "redis_operator_switchover_write_pause_seconds",
+	          "Writes paused on the old primary during a switchover.", &m->pause_seconds);
+	counter(o, "redis_operator_events_total", "Events recorded.", &m->events);
+	gauge(o, "redis_operator_leader", "1 when this controller holds the leader Lease.",
+	      atomic_load(&c->leading) ? 1 : 0);
+	if (c->q)
+		wq_metrics(c->q, &qm);
+	gauge(o, "redis_operator_workqueue_depth", "Clusters waiting to be reconciled.",
+	      (long long)qm.depth);
+	gauge(o, "redis_operator_clusters", "RedisClusters in the cache.",
+	      c->inf[CTL_INF_CLUSTERS] ? (long long)k8s_informer_len(c->inf[CTL_INF_CLUSTERS]) : 0);
+	return 0;
+}

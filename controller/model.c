@@ -1,0 +1,406 @@
+/*
+ * model: the pure data model's helpers (see model.h): the /v1/status parser, plans and
+ * their actions, the persisted failover state, and the JSON comparison the planner
+ * uses to decide whether an owned object needs a patch.
+ */
+#include "model.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/alloc.h"
+#include "lib/jsonx.h"
+
+/* --- /v1/status --------------------------------------------------------------------- */
+
+static void copy_str(json_t *root, const char *path, char *out, size_t len)
+{
+	const char *s = ctl_json_str(root, path);
+
+	snprintf(out, len, "%s", s ? s : "");
+}
+
+static long long get_ll(json_t *root, const char *path, long long def)
+{
+	json_t *j = jsonx_get(root, path);
+
+	return json_is_integer(j) ? (long long)json_integer_value(j) : def;
+}
+
+static bool get_bool(json_t *root, const char *path)
+{
+	return json_is_true(jsonx_get(root, path));
+}
+
+static const char *const required_fields[] = { "state", "role", "ready", "fenced", "server", NULL };
+
+int ctl_inst_parse(const char *body, size_t len, struct ctl_inst *out, struct err *e)
+{
+	struct ctl_inst i = *out;
+	json_t *j = NULL;
+	int rc = jsonx_loadb(body, len, CTL_STATUS_BODY_MAX, &j, e);
+
+	if (rc)
+		return rc == -EMSGSIZE ? rc : -EPROTO;
+	for (size_t k = 0; required_fields[k]; k++) {
+		if (!json_object_get(j, required_fields[k])) {
+			json_decref(j);
+			return err_set(e, -EPROTO, "%s: required", required_fields[k]);
+		}
+	}
+	copy_str(j, "state", i.state, sizeof(i.state));
+	copy_str(j, "role", i.role, sizeof(i.role));
+	copy_str(j, "reason", i.reason, sizeof(i.reason));
+	copy_str(j, "fenceReason", i.fence_reason, sizeof(i.fence_reason));
+	copy_str(j, "version", i.version, sizeof(i.version));
+	copy_str(j, "engine", i.engine, sizeof(i.engine));
+	i.ready = get_bool(j, "ready");
+	i.fenced = get_bool(j, "fenced");
+	i.lease_held = get_bool(j, "leaseHeld");
+	i.primary_crashed = get_bool(j, "primaryCrashed");
+	i.server_up = get_bool(j, "server.up");
+	i.loading = get_bool(j, "server.loading");
+	i.syncing = get_bool(j, "server.syncInProgress");
+	i.server_pid = get_ll(j, "server.pid", 0);
+	copy_str(j, "replication.replId", i.repl_id, sizeof(i.repl_id));
+	copy_str(j, "replication.replId2", i.repl_id2, sizeof(i.repl_id2));
+	copy_str(j, "replication.link", i.link, sizeof(i.link));
+	copy_str(j, "replication.masterHost", i.master_host, sizeof(i.master_host));
+	i.master_port = (int)get_ll(j, "replication.masterPort", 0);
+	i.offset = get_ll(j, "replication.offset", -1);
+	i.lag_bytes = get_ll(j, "replication.lagBytes", -1);
+	i.lag_seconds = get_ll(j, "replication.lagSeconds", -1);
+	json_decref(j);
+	*out = i;
+	return 0;
+}
+
+bool ctl_inst_ok(const struct ctl_inst *i)
+{
+	return i->seen && i->failures == 0;
+}
+
+bool ctl_inst_current(const struct ctl_view *v, const struct ctl_inst *i)
+{
+	return ctl_inst_ok(i) && i->last_ok_mono > v->roles_epoch_mono;
+}
+
+bool ctl_inst_is_writable_primary(const struct ctl_inst *i)
+{
+	return ctl_inst_ok(i) && strcmp(i->state, "primary") == 0 &&
+	       strcmp(i->role, "primary") == 0 && !i->fenced;
+}
+
+/* --- failover state --------------------------------------------------------------- */
+
+int ctl_failover_read(json_t *cluster, struct ctl_failover *out)
+{
+	json_t *fo = jsonx_get(cluster, "status.failover");
+	struct ctl_failover f = { 0 };
+
+	if (json_is_object(fo) && ctl_json_str(fo, "phase")) {
+		f.active = true;
+		copy_str(fo, "phase", f.phase, sizeof(f.phase));
+		copy_str(fo, "from", f.from, sizeof(f.from));
+		copy_str(fo, "to", f.to, sizeof(f.to));
+		copy_str(fo, "reason", f.reason, sizeof(f.reason));
+		copy_str(fo, "startedAt", f.started_at, sizeof(f.started_at));
+		if (ctl_time_parse(f.started_at, &f.started_wall_ms) < 0)
+			f.started_wall_ms = 0;
+	}
+	*out = f;
+	return 0;
+}
+
+/* --- view --------------------------------------------------------------------------- */
+
+const struct ctl_pod *ctl_view_pod(const struct ctl_view *v, const char *name)
+{
+	for (size_t i = 0; name && i < v->npods; i++)
+		if (strcmp(v->pods[i].name, name) == 0)
+			return &v->pods[i];
+	return NULL;
+}
+
+int ctl_serial_of(const char *cluster, const char *name)
+{
+	size_t n = strlen(cluster);
+	long v = 0;
+	const char *p;
+
+	if (strncmp(name, cluster, n) != 0 || name[n] != '-' || !name[n + 1])
+		return -1;
+	for (p = name + n + 1; *p; p++) {
+		if (*p < '0' || *p > '9' || v > 100000000)
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	if (name[n + 1] == '0')
+		return -1; /* serials start at 1 and have no leading zeros */
+	return (int)v;
+}
+
+/* --- plans -------------------------------------------------------------------------- */
+
+void ctl_plan_init(struct ctl_plan *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static void action_release(struct ctl_action *a)
+{
+	free(a->name);
+	free(a->ip);
+	free(a->op);
+	free(a->reason);
+	free(a->note);
+	json_decref(a->obj);
+}
+
+void ctl_plan_release(struct ctl_plan *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->n; i++)
+		action_release(&p->acts[i]);
+	free(p->acts);
+	json_decref(p->status);
+	memset(p, 0, sizeof(*p));
+}
+
+struct ctl_action *ctl_plan_add(struct ctl_plan *p, enum ctl_act_kind kind)
+{
+	struct ctl_action *a;
+
+	if (p->n == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 8;
+		p->acts = xreallocarray(p->acts, p->cap, sizeof(*p->acts));
+	}
+	a = &p->acts[p->n++];
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	return a;
+}
+
+void ctl_plan_create(struct ctl_plan *p, const struct k8s_resource *res, json_t *obj)
+{
+	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_CREATE);
+	const char *name = ctl_json_str(obj, "metadata.name");
+
+	a->res = res;
+	a->name = xstrdup(name ? name : "");
+	a->obj = obj;
+}
+
+void ctl_plan_patch(struct ctl_plan *p, const struct k8s_resource *res, const char *name,
+                    json_t *patch)
+{
+	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_PATCH);
+
+	a->res = res;
+	a->name = xstrdup(name);
+	a->obj = patch;
+}
+
+void ctl_plan_delete(struct ctl_plan *p, const struct k8s_resource *res, const char *name)
+{
+	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_DELETE);
+
+	a->res = res;
+	a->name = xstrdup(name);
+}
+
+struct ctl_action *ctl_plan_status(struct ctl_plan *p, json_t *patch)
+{
+	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_STATUS);
+
+	a->obj = patch;
+	a->new_epoch = json_object_get(patch, "currentPrimary") != NULL;
+	return a;
+}
+
+struct ctl_action *ctl_plan_instance(struct ctl_plan *p, const struct ctl_pod *pod, const char *op,
+                                     json_t *body)
+{
+	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_INSTANCE);
+
+	a->name = xstrdup(pod->name);
+	a->ip = xstrdup(pod->ip ? pod->ip : "");
+	a->op = xstrdup(op);
+	a->obj = body ? body : json_object();
+	a->new_epoch = strcmp(op, "config") != 0 && strcmp(op, "restart") != 0;
+	return a;
+}
+
+void ctl_plan_event(struct ctl_plan *p, bool warning, const char *reason, const char *fmt, ...)
+{
+	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_EVENT);
+	char note[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(note, sizeof(note), fmt, ap);
+	va_end(ap);
+	a->warning = warning;
+	a->reason = xstrdup(reason);
+	a->note = xstrdup(note);
+	a->optional = true;
+}
+
+void ctl_plan_requeue(struct ctl_plan *p, int64_t ms)
+{
+	if (ms <= 0)
+		ms = 1;
+	if (!p->requeue_ms || ms < p->requeue_ms)
+		p->requeue_ms = ms;
+}
+
+static const char *const kind_names[] = {
+	[CTL_ACT_CREATE] = "create", [CTL_ACT_PATCH] = "patch",     [CTL_ACT_DELETE] = "delete",
+	[CTL_ACT_STATUS] = "status", [CTL_ACT_CLUSTER] = "cluster", [CTL_ACT_INSTANCE] = "instance",
+	[CTL_ACT_EVENT] = "event",
+};
+
+static json_t *action_dump(const struct ctl_action *a)
+{
+	json_t *j = json_pack("{s:s}", "action", kind_names[a->kind]);
+
+	if (a->res)
+		json_object_set_new(j, "kind", json_string(a->res->kind));
+	if (a->name)
+		json_object_set_new(j, "name", json_string(a->name));
+	if (a->op)
+		json_object_set_new(j, "op", json_string(a->op));
+	if (a->obj)
+		json_object_set(j, "body", a->obj);
+	if (a->optional)
+		json_object_set_new(j, "optional", json_true());
+	if (a->fill_password)
+		json_object_set_new(j, "fillPassword", json_true());
+	if (a->reason)
+		json_object_set_new(j, "reason", json_string(a->reason));
+	if (a->note)
+		json_object_set_new(j, "note", json_string(a->note));
+	if (a->kind == CTL_ACT_EVENT)
+		json_object_set_new(j, "type", json_string(a->warning ? "Warning" : "Normal"));
+	if (a->metric)
+		json_object_set_new(j, "metric", json_integer(a->metric));
+	return j;
+}
+
+json_t *ctl_plan_dump(const struct ctl_plan *p)
+{
+	json_t *acts = json_array();
+
+	for (size_t i = 0; i < p->n; i++)
+		json_array_append_new(acts, action_dump(&p->acts[i]));
+	return json_pack("{s:o,s:I,s:s?,s:s?}", "actions", acts, "requeueMs",
+	                 (json_int_t)p->requeue_ms, "phase", p->phase, "waiting", p->waiting);
+}
+
+/* --- JSON helpers ------------------------------------------------------------------- */
+
+static bool number_equal(json_t *a, json_t *b)
+{
+	if (json_is_integer(a) && json_is_integer(b))
+		return json_integer_value(a) == json_integer_value(b);
+	return json_number_value(a) == json_number_value(b);
+}
+
+bool ctl_json_contains(json_t *have, json_t *want)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+
+	if (!want)
+		return true;
+	if (!have)
+		return json_is_null(want);
+	if (json_is_object(want)) {
+		if (!json_is_object(have))
+			return false;
+		json_object_foreach (want, k, v) {
+			if (!ctl_json_contains(json_object_get(have, k), v))
+				return false;
+		}
+		return true;
+	}
+	if (json_is_array(want)) {
+		if (!json_is_array(have) || json_array_size(have) != json_array_size(want))
+			return false;
+		json_array_foreach (want, i, v) {
+			if (!ctl_json_contains(json_array_get(have, i), v))
+				return false;
+		}
+		return true;
+	}
+	if (json_is_number(want) && json_is_number(have))
+		return number_equal(have, want);
+	return json_equal(have, want);
+}
+
+const char *ctl_json_str(json_t *root, const char *path)
+{
+	return json_string_value(jsonx_get(root, path));
+}
+
+void ctl_time_format(int64_t wall_ms, char out[CTL_TIME_MAX])
+{
+	time_t t = (time_t)(wall_ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(out, CTL_TIME_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int digits(const char **p, int n, int *out)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++, (*p)++) {
+		if (**p < '0' || **p > '9')
+			return -EINVAL;
+		v = v * 10 + (**p - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int expect(const char **p, char c)
+{
+	return *(*p)++ == c ? 0 : -EINVAL;
+}
+
+int ctl_time_parse(const char *s, int64_t *wall_ms)
+{
+	struct tm tm = { 0 };
+	int y, mo, d, h, mi, se, frac_ms = 0;
+	const char *p = s;
+
+	if (!s || digits(&p, 4, &y) || expect(&p, '-') || digits(&p, 2, &mo) || expect(&p, '-') ||
+	    digits(&p, 2, &d) || expect(&p, 'T') || digits(&p, 2, &h) || expect(&p, ':') ||
+	    digits(&p, 2, &mi) || expect(&p, ':') || digits(&p, 2, &se))
+		return -EINVAL;
+	if (*p == '.') {
+		int scale = 100;
+
+		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac_ms += (*p - '0') * scale;
+	}
+	if (strcmp(p, "Z") != 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+	    se > 60)
+		return -EINVAL;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = se;
+	*wall_ms = (int64_t)timegm(&tm) * 1000 + frac_ms;
+	return 0;
+}

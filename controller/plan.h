@@ -1,0 +1,93 @@
+/*
+ * plan: the planner. A pure function from what the controller observed about one
+ * RedisCluster (struct ctl_view) to what it should do now (struct ctl_plan): an ordered
+ * list of actions, when to look again, and the status to show.
+ *
+ *   struct ctl_plan p;
+ *   ctl_plan_init(&p);
+ *   ctl_plan_build(&view, &p);
+ *   apply(&p);                        (in order; the first failed non-optional action
+ *                                      stops the rest: later actions assume earlier ones)
+ *   ctl_plan_release(&p);
+ *
+ * Steps run in a fixed order (a table in plan.c), each looking at the view and adding
+ * actions; a step that must wait for its actions to take effect ends the plan (the next
+ * reconcile comes from the change it caused, or from requeue_ms). The order is the
+ * creation order of DESIGN.md §3: RBAC, NetworkPolicy, Secrets, Lease, Services, then
+ * failover/switchover (failover.c), pods (primary first, then replicas; scale down),
+ * role labels, split-brain fencing, replicas following the primary, live configuration,
+ * switchover requests, rolling updates, PDBs, the connection Secret. The status is
+ * computed last from the view (status.c).
+ *
+ * Multi-step operations keep their state in status.failover (struct ctl_failover), so a
+ * restarted controller resumes them from what the status says and what the instances
+ * report now; a plan never relies on memory of an earlier plan.
+ *
+ * Pure; any thread.
+ */
+#ifndef REDIS_OPERATOR_CONTROLLER_PLAN_H
+#define REDIS_OPERATOR_CONTROLLER_PLAN_H
+
+#include <stdbool.h>
+
+#include "controller/desired.h"
+#include "controller/model.h"
+
+/* What the steps share while building one plan. */
+struct plan_state {
+	char spec_hash[DESIRED_HASH_LEN + 1];
+	char live_hash[DESIRED_HASH_LEN + 1];
+	const char *primary; /* status.currentPrimary, or the one chosen now */
+	char primary_buf[CTL_NAME_MAX + 1];
+	const struct ctl_pod *primary_pod; /* NULL when that pod does not exist */
+	const char *phase;                 /* static text; NULL: judged from readiness */
+	const char *phase_reason;          /* static text */
+	bool progressing;                  /* creating, updating, failing over... */
+};
+
+void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p);
+
+/* --- failover.c ----------------------------------------------------------------- */
+
+/* The failover/switchover/primary-restart state machine. false: the plan stops here. */
+bool plan_failover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p);
+/*
+ * Is the current primary confirmed down (DESIGN.md §4: fenced by its own manager, or its
+ * Lease released or expired while it does not answer as primary)? Never on one failed
+ * poll; never before any primary ever held the Lease. *why gets a static reason.
+ */
+bool plan_primary_down(const struct ctl_view *v, const struct plan_state *s, const char **why);
+/*
+ * The replica to promote instead of `exclude`: reachable, serving, not loading or in a
+ * full sync, not fenced by the user; from the same replication history as the old
+ * primary's last known replication id (else from the largest group of replicas sharing
+ * one); the highest offset, then ready, then the lowest serial. NULL when none.
+ */
+const struct ctl_pod *plan_elect(const struct ctl_view *v, const char *exclude,
+                                 const char *primary_replid);
+/* Starts a switchover of the primary to target (status, POST /v1/switchover, labels). */
+void plan_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                     const struct ctl_pod *target, const char *reason);
+
+/* --- plan.c helpers shared with failover.c ----------------------------------------- */
+
+/* The pod is listed in the redis.io/fencedInstances annotation (or it says "*"). */
+bool plan_user_fenced(const struct ctl_view *v, const char *pod);
+/* Patches the redis.io/role label of pod to role when it differs. */
+void plan_label(struct ctl_plan *p, const struct ctl_pod *pod, const char *role);
+/* The failover object for the status (a new reference). */
+json_t *plan_failover_json(const char *phase, const char *from, const char *to, const char *reason,
+                           const char *started_at);
+
+/* --- status.c ----------------------------------------------------------------------- */
+
+/* The status the cluster should show (a merge patch for the status subresource). */
+json_t *ctl_status_build(const struct ctl_view *v, const struct plan_state *s);
+/*
+ * True when patching current (status as cached; may be NULL) with want would change
+ * anything a reader cares about: volatile fields (offsets, lags, lastSeen) count only
+ * when refresh is set.
+ */
+bool ctl_status_changed(json_t *current, json_t *want, bool refresh);
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * poller: every poll period, GET /v1/status of every data pod at once (lib/k8s/multi,
+ * one deadline for all), store the answers in ctl->insts and queue the clusters whose
+ * instances changed in a way the planner reads (ctl_inst_significant_change): a role,
+ * readiness, fencing or link change, or an instance becoming unreachable. Offsets alone
+ * never queue anything (the status refresh picks them up).
+ *
+ * Only the leader polls. A result is kept per "ns/pod" together with the pod uid it
+ * was for; a new incarnation of the pod starts with a fresh entry. Entries of pods that
+ * left the cache are dropped.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "controller/ctl.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "lib/jsonx.h"
+#include "lib/k8s/multi.h"
+#include "lib/log.h"
+
+struct target {
+	char key[K8S_INFORMER_KEY_MAX + 1];     /* ns/pod */
+	char cluster[K8S_INFORMER_KEY_MAX + 1]; /* ns/cluster */
+	char uid[64];
+	char *url;
+};
+
+bool ctl_inst_significant_change(const struct ctl_inst *a, const struct ctl_inst *b,
+                                 int failures_down)
+{
+	bool down_a = a->failures >= failures_down, down_b = b->failures >= failures_down;
+
+	if (a->seen != b->seen || (a->failures == 0) != (b->failures == 0) || down_a != down_b)
+		return true;
+	return strcmp(a->state, b->state) != 0 || strcmp(a->role, b->role) != 0 ||
+	       a->ready != b->ready || a->fenced != b->fenced || a->lease_held != b->lease_held ||
+	       a->primary_crashed != b->primary_crashed || a->server_up != b->server_up ||
+	       a->loading != b->loading || a->syncing != b->syncing ||
+	       strcmp(a->link, b->link) != 0 || strcmp(a->master_host, b->master_host) != 0 ||
+	       a->master_port != b->master_port || strcmp(a->repl_id, b->repl_id) != 0 ||
+	       a->server_pid != b->server_pid;
+}
+
+/* The pod's cluster is one this controller reconciles (--cluster-selector). */
+static bool ours(struct ctl *c, const char *ns, const char *cluster)
+{
+	json_t *obj = k8s_informer_get(c->inf[CTL_INF_CLUSTERS], ns, cluster);
+
+	json_decref(obj);
+	return obj != NULL;
+}
+
+/* Data pods with an address, from the pod cache. */
+static size_t targets(struct ctl *c, struct target **out)
+{
+	json_t *pods = k8s_informer_list(c->inf[CTL_INF_PODS]), *pod;
+	struct target *t = xcalloc(json_array_size(pods) + 1, sizeof(*t));
+	size_t i, n = 0;
+
+	json_array_foreach (pods, i, pod) {
+		const char *ns = ctl_json_str(pod, "metadata.namespace");
+		const char *name = ctl_json_str(pod, "metadata.name");
+		const char *uid = ctl_json_str(pod, "metadata.uid");
+		const char *ip = ctl_json_str(pod, "status.podIP");
+		const char *cl = json_string_value(
+		        json_object_get(jsonx_get(pod, "metadata.labels"), CTL_LABEL_CLUSTER));
+
+		if (!ns || !name || !ip || !*ip || !cl || !uid || !ours(c, ns, cl))
+			continue;
+		snprintf(t[n].key, sizeof(t[n].key), "%s/%s", ns, name);
+		snprintf(t[n].cluster, sizeof(t[n].cluster), "%s/%s", ns, cl);
+		snprintf(t[n].uid, sizeof(t[n].uid), "%s", uid);
+		t[n].url = xasprintf("http://%s:%d/v1/status", ip, CTL_PORT_HTTP);
+		n++;
+	}
+	json_decref(pods);
+	*out = t;
+	return n;
+}
+
+static bool absorb(struct ctl *c, const struct target *t, const struct k8s_multi_result *r,
+                   int64_t mono, int64_t wall)
+{
+	struct strmap_entry *ent;
+	struct ctl_inst *cur, nw;
+	bool created, changed;
+	int rc = -EIO;
+
+	pthread_mutex_lock(&c->mu);
+	ent = strmap_upsert(&c->insts, t->key, &created);
+	if (created || strcmp(((struct ctl_inst *)ent->value)->uid, t->uid) != 0) {
+		free(ent->value);
+		ent->value = xcalloc(1, sizeof(struct ctl_inst));
+		snprintf(((struct ctl_inst *)ent->value)->uid, 64, "%s", t->uid);
+	}
+	cur = ent->value;
+	nw = *cur;
+	if (r->err == 0 && r->http == 200)
+		rc = ctl_inst_parse(r->body, r->body_len, &nw, NULL);
+	if (rc == 0) {
+		nw.seen = true;
+		nw.failures = 0;
+		nw.last_ok_mono = mono;
+		nw.last_ok_wall = wall;
+	} else {
+		nw.failures = cur->failures < 1000 ? cur->failures + 1 : cur->failures;
+	}
+	changed = ctl_inst_significant_change(cur, &nw, (int)c->set.poll_failures_down);
+	*cur = nw;
+	pthread_mutex_unlock(&c->mu);
+	if (rc)
+		atomic_fetch_add(&c->metrics.poll_errors, 1);
+	return changed;
+}
+
+/* Drops entries of pods no longer polled. */
+static void forget_gone(struct ctl *c, const struct target *t, size_t n)
+{
+	struct strmap keep = STRMAP_INIT;
+	struct strmap_entry *ent;
+	char **gone = NULL;
+	size_t ngone = 0, it = 0;
+
+	for (size_t i = 0; i < n; i++)
+		strmap_set(&keep, t[i].key, (void *)&t[i]);
+	pthread_mutex_lock(&c->mu);
+	gone = xcalloc(strmap_len(&c->insts) + 1, sizeof(*gone));
+	while ((ent = strmap_next(&c->insts, &it)))
+		if (!strmap_contains(&keep, ent->key))
+			gone[ngone++] = xstrdup(ent->key);
+	for (size_t i = 0; i < ngone; i++) {
+		void *v = NULL;
+
+		strmap_remove(&c->insts, gone[i], &v);
+		free(v);
+		free(gone[i]);
+	}
+	pthread_mutex_unlock(&c->mu);
+	free(gone);
+	strmap_release(&keep, NULL);
+}
+
+static void poll_once(struct ctl *c, struct k8s_multi *m)
+{
+	struct target *t = NULL;
+	size_t n = targets(c, &t);
+	const char **urls = xcalloc(n + 1, sizeof(*urls));
+	struct k8s_multi_result *res = xcalloc(n + 1, sizeof(*res));
+	int64_t mono = clock_mono_ms(), wall = clock_wall_ms();
+
+	for (size_t i = 0; i < n; i++)
+		urls[i] = t[i].url;
+	if (n && k8s_multi_get(m, urls, n, res, NULL) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (absorb(c, &t[i], &res[i], mono, wall))
+				(void)wq_add(c->q, t[i].cluster);
+	}
+	atomic_fetch_add(&c->metrics.polls, n);
+	forget_gone(c, t, n);
+	k8s_multi_results_release(res, n);
+	for (size_t i = 0; i < n; i++)
+		free(t[i].url);
+	free(t);
+	free(urls);
+	free(res);
+}
+
+static void sleep_ms(int64_t ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* An early poll is due (and is consumed). */
+static bool early(struct ctl *c)
+{
+	int64_t at = atomic_load(&c->poll_at);
+
+	if (!at || clock_mono_ms() < at)
+		return false;
+	atomic_store(&c->poll_at, 0);
+	return true;
+}
+
+static void *poller_main(void *arg)
+{
+	struct ctl *c = arg;
+	struct k8s_multi_opts o = { .timeout_ms = (long)c->set.poll_timeout_ms,
+		                    .connect_timeout_ms = (long)c->set.poll_timeout_ms };
+	struct k8s_multi *m = k8s_multi_new(&o);
+
+	while (!atomic_load(&c->poller_stop)) {
+		int64_t start = clock_mono_ms(), left;
+
+		if (atomic_load(&c->leading))
+			poll_once(c, m);
+		left = c->set.poll_period_ms - (clock_mono_ms() - start);
+		while (left > 0 && !atomic_load(&c->poller_stop) && !early(c)) {
+			sleep_ms(left < 20 ? left : 20);
+			left -= 20;
+		}
+	}
+	k8s_multi_free(m);
+	return NULL;
+}
+
+int ctl_poller_start(struct ctl *c, struct err *e)
+{
+	int rc;
+
+	atomic_store(&c->poller_stop, false);
+	rc = pthread_create(&c->poller, NULL, poller_main, c);
+	if (rc)
+		return err_set(e, -rc, "poller thread: %s", strerror(rc));
+	c->poller_running = true;
+	return 0;
+}
+
+void ctl_poller_stop(struct ctl *c)
+{
+	if (!c->poller_running)
+		return;
+	atomic_store(&c->poller_stop, true);
+	pthread_join(c->poller, NULL);
+	c->poller_running = false;
+}
+
+void ctl_poller_kick(struct ctl *c, int64_t delay_ms)
+{
+	int64_t at = clock_mono_ms() + delay_ms, cur = atomic_load(&c->poll_at);
+
+	while ((!cur || at < cur) && !atomic_compare_exchange_weak(&c->poll_at, &cur, at))
+		;
+}
+
+void ctl_poller_get(struct ctl *c, const char *ns, const char *pod, struct ctl_inst *out)
+{
+	char key[K8S_INFORMER_KEY_MAX + 1];
+	struct ctl_inst *i;
+
+	snprintf(key, sizeof(key), "%s/%s", ns, pod);
+	pthread_mutex_lock(&c->mu);
+	i = strmap_get(&c->insts, key);
+	if (i)
+		*out = *i;
+	else
+		memset(out, 0, sizeof(*out));
+	pthread_mutex_unlock(&c->mu);
+}

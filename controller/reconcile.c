@@ -1,0 +1,505 @@
+/*
+ * reconcile: the workers. Each takes a cluster key from the work queue, builds a view
+ * (model.h) from the caches, the poll results and a few reads (the user's auth Secret),
+ * asks the planner what to do, has the applier do it, and schedules the next look:
+ * soon when the plan waits for something, at the resync period otherwise, with backoff
+ * when an action failed.
+ *
+ * The only state kept between reconciles (ctl->memos) is what the API cannot tell: when
+ * the primary Lease's record was first seen unchanged (to judge its expiry on our own
+ * clock, as client-go does) and when the status was last written.
+ */
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/ctl.h"
+#include "controller/desired.h"
+#include "controller/plan.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "lib/jsonx.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+
+#define WORKER_WAIT_MS 1000
+#define PASSWORD_MAX   4096
+
+/* Everything a view borrows, released together. */
+struct gathered {
+	struct api_redis_cluster rc;
+	bool decoded;
+	json_t *cluster;
+	json_t *pods_json, *pvcs_json;
+	json_t *child[CTL_CHILD_COUNT];
+	char *password;
+	char auth_rv[K8S_RV_MAX + 1];
+};
+
+static struct ctl_memo *memo(struct ctl *c, const char *key)
+{
+	struct strmap_entry *e = strmap_upsert(&c->memos, key, NULL);
+
+	if (!e->value)
+		e->value = xcalloc(1, sizeof(struct ctl_memo));
+	return e->value;
+}
+
+/* --- children -------------------------------------------------------------------------- */
+
+static bool owned_by(json_t *obj, const char *cluster)
+{
+	const char *l = json_string_value(
+	        json_object_get(jsonx_get(obj, "metadata.labels"), CTL_LABEL_CLUSTER));
+
+	return l && strcmp(l, cluster) == 0;
+}
+
+static json_t *child(struct ctl *c, enum ctl_inf inf, const char *ns, const char *name,
+                     const char *cluster)
+{
+	json_t *o;
+
+	if (!name)
+		return NULL;
+	o = k8s_informer_get(c->inf[inf], ns, name);
+	if (o && !owned_by(o, cluster)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+static void children(struct ctl *c, struct gathered *g, const char *ns, const char *n)
+{
+	const struct api_redis_cluster *rc = &g->rc;
+	static const struct {
+		enum ctl_child slot;
+		enum ctl_inf inf;
+		const char *suffix;
+	} named[] = {
+		{ CTL_CHILD_SA, CTL_INF_SAS, "" },
+		{ CTL_CHILD_ROLE, CTL_INF_ROLES, "" },
+		{ CTL_CHILD_ROLEBINDING, CTL_INF_ROLEBINDINGS, "" },
+		{ CTL_CHILD_NETPOL, CTL_INF_NETPOLS, "" },
+		{ CTL_CHILD_OPERATOR_SECRET, CTL_INF_SECRETS, DESIRED_OPERATOR_SECRET },
+		{ CTL_CHILD_SVC_LEADER, CTL_INF_SERVICES, "-leader" },
+		{ CTL_CHILD_SVC_REPLICA, CTL_INF_SERVICES, "-replica" },
+		{ CTL_CHILD_SVC_ANY, CTL_INF_SERVICES, "-any" },
+		{ CTL_CHILD_PDB_PRIMARY, CTL_INF_PDBS, "-primary" },
+		{ CTL_CHILD_PDB_REPLICA, CTL_INF_PDBS, "-replica" },
+		{ CTL_CHILD_LEASE, CTL_INF_LEASES, "-primary" },
+	};
+	char name[CTL_NAME_MAX + 1];
+
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		desired_name(rc, named[i].suffix, name, sizeof(name));
+		g->child[named[i].slot] = child(c, named[i].inf, ns, name, n);
+	}
+	if (!rc->spec.auth_secret.name) {
+		desired_name(rc, DESIRED_AUTH_SECRET, name, sizeof(name));
+		g->child[CTL_CHILD_AUTH_SECRET] = child(c, CTL_INF_SECRETS, ns, name, n);
+	}
+	g->child[CTL_CHILD_CONN_SECRET] =
+	        child(c, CTL_INF_SECRETS, ns, rc->spec.connection_secret.name, n);
+}
+
+/* Objects of inf in ns labelled redis.io/cluster=name (a new array). */
+static json_t *list_of(struct ctl *c, enum ctl_inf inf, const char *ns, const char *name)
+{
+	json_t *all = k8s_informer_list(c->inf[inf]), *out = json_array(), *o;
+	size_t i;
+
+	json_array_foreach (all, i, o) {
+		const char *ons = ctl_json_str(o, "metadata.namespace");
+
+		if (ons && strcmp(ons, ns) == 0 && owned_by(o, name))
+			json_array_append(out, o);
+	}
+	json_decref(all);
+	return out;
+}
+
+static bool condition_true(json_t *pod, const char *type)
+{
+	json_t *conds = jsonx_get(pod, "status.conditions"), *cd;
+	size_t i;
+
+	json_array_foreach (conds, i, cd) {
+		const char *t = ctl_json_str(cd, "type"), *s = ctl_json_str(cd, "status");
+
+		if (t && s && strcmp(t, type) == 0)
+			return strcmp(s, "True") == 0;
+	}
+	return false;
+}
+
+static const char *annotation(json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(jsonx_get(obj, "metadata.annotations"), key));
+}
+
+static int cmp_pod(const void *a, const void *b)
+{
+	const struct ctl_pod *x = a, *y = b;
+
+	return x->serial != y->serial ? (x->serial > y->serial) - (x->serial < y->serial)
+	                              : strcmp(x->name, y->name);
+}
+
+static void fill_pods(struct ctl *c, struct gathered *g, struct ctl_view *v)
+{
+	size_t i;
+	json_t *o;
+
+	v->pods = xcalloc(json_array_size(g->pods_json) + 1, sizeof(*v->pods));
+	json_array_foreach (g->pods_json, i, o) {
+		struct ctl_pod *p = &v->pods[v->npods++];
+
+		p->obj = o;
+		p->name = ctl_json_str(o, "metadata.name");
+		p->serial = ctl_serial_of(v->name, p->name);
+		p->uid = ctl_json_str(o, "metadata.uid");
+		p->ip = ctl_json_str(o, "status.podIP");
+		if (p->ip && !*p->ip)
+			p->ip = NULL;
+		p->phase = ctl_json_str(o, "status.phase");
+		p->role_label = json_string_value(
+		        json_object_get(jsonx_get(o, "metadata.labels"), CTL_LABEL_ROLE));
+		p->spec_hash = annotation(o, CTL_ANN_SPEC_HASH);
+		p->live_hash = annotation(o, CTL_ANN_LIVE_HASH);
+		p->deleting = jsonx_get(o, "metadata.deletionTimestamp") != NULL;
+		p->ready = condition_true(o, "Ready");
+		ctl_poller_get(c, v->ns, p->name, &p->inst);
+		if (p->uid && strcmp(p->inst.uid, p->uid) != 0)
+			memset(&p->inst, 0, sizeof(p->inst)); /* a poll of an older incarnation */
+	}
+	qsort(v->pods, v->npods, sizeof(*v->pods), cmp_pod);
+}
+
+static void fill_pvcs(struct gathered *g, struct ctl_view *v)
+{
+	const char *size;
+	size_t i;
+	json_t *o;
+
+	v->pvcs = xcalloc(json_array_size(g->pvcs_json) + 1, sizeof(*v->pvcs));
+	json_array_foreach (g->pvcs_json, i, o) {
+		struct ctl_pvc *p = &v->pvcs[v->npvcs++];
+
+		p->obj = o;
+		p->name = ctl_json_str(o, "metadata.name");
+		p->serial = ctl_serial_of(v->name, p->name);
+		p->deleting = jsonx_get(o, "metadata.deletionTimestamp") != NULL;
+		size = ctl_json_str(o, "spec.resources.requests.storage");
+		if (!size || parse_quantity_bytes(size, &p->size, NULL) < 0)
+			p->size = 0;
+	}
+}
+
+/* --- the primary Lease ---------------------------------------------------------------- */
+
+static void lease_state(struct ctl *c, const char *key, json_t *lease, struct ctl_lease *out,
+                        int64_t now)
+{
+	const char *holder = ctl_json_str(lease, "spec.holderIdentity");
+	const char *rv = ctl_json_str(lease, "metadata.resourceVersion");
+	json_t *dur = jsonx_get(lease, "spec.leaseDurationSeconds");
+	json_t *tr = jsonx_get(lease, "spec.leaseTransitions");
+	struct ctl_memo *m;
+
+	memset(out, 0, sizeof(*out));
+	if (!lease)
+		return;
+	out->ever_acquired = jsonx_get(lease, "spec.acquireTime") || json_integer_value(tr) > 0;
+	snprintf(out->holder, sizeof(out->holder), "%s", holder ? holder : "");
+	if (!holder || !*holder) {
+		out->state = CTL_LEASE_RELEASED;
+		return;
+	}
+	pthread_mutex_lock(&c->mu);
+	m = memo(c, key);
+	if (strcmp(m->lease_rv, rv ? rv : "") != 0) {
+		snprintf(m->lease_rv, sizeof(m->lease_rv), "%s", rv ? rv : "");
+		m->lease_seen_mono = now;
+	}
+	out->state = now - m->lease_seen_mono >= json_integer_value(dur) * 1000 ? CTL_LEASE_EXPIRED
+	                                                                        : CTL_LEASE_HELD;
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* When the held Lease would expire if nothing renews it (ms from now), or -1. */
+static int64_t lease_expiry_in(struct ctl *c, const char *key, json_t *lease, int64_t now)
+{
+	json_t *dur = jsonx_get(lease, "spec.leaseDurationSeconds");
+	struct ctl_memo *m;
+	int64_t left;
+
+	pthread_mutex_lock(&c->mu);
+	m = memo(c, key);
+	left = m->lease_seen_mono + json_integer_value(dur) * 1000 - now;
+	pthread_mutex_unlock(&c->mu);
+	return left;
+}
+
+/* --- the auth Secret -------------------------------------------------------------------- */
+
+static char *b64_decode(const char *s)
+{
+	size_t n = strlen(s);
+	unsigned char *out;
+	int len;
+
+	if (n == 0 || n % 4 || n > PASSWORD_MAX)
+		return NULL;
+	out = xmalloc(n + 1);
+	len = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
+	if (len < 0) {
+		free(out);
+		return NULL;
+	}
+	while (len > 0 && n >= 1 && s[n - 1] == '=') { /* EVP_DecodeBlock counts padding */
+		len--;
+		n--;
+	}
+	out[len] = '\0';
+	return (char *)out;
+}
+
+static void auth_secret(struct ctl *c, struct gathered *g, struct ctl_view *v)
+{
+	json_t *sec = NULL;
+	const char *b64;
+	int rc;
+
+	if (!g->rc.spec.auth_secret.name) {
+		sec = json_incref(g->child[CTL_CHILD_AUTH_SECRET]);
+	} else {
+		rc = k8s_get(c->kube, &k8s_res_secrets, v->ns, g->rc.spec.auth_secret.name, &sec,
+		             NULL);
+		v->auth_secret_missing = rc == -ENOENT;
+	}
+	b64 = ctl_json_str(sec, "data.password");
+	if (b64)
+		g->password = b64_decode(b64);
+	snprintf(g->auth_rv, sizeof(g->auth_rv), "%s",
+	         ctl_json_str(sec, "metadata.resourceVersion")
+	                 ? ctl_json_str(sec, "metadata.resourceVersion")
+	                 : "");
+	v->password = g->password;
+	v->auth_secret_rv = g->auth_rv[0] ? g->auth_rv : NULL;
+	json_decref(sec);
+}
+
+/* When this controller first saw the auth Secret's current resourceVersion. */
+static void auth_seen(struct ctl *c, const char *key, struct ctl_view *v)
+{
+	struct ctl_memo *m;
+
+	pthread_mutex_lock(&c->mu);
+	m = memo(c, key);
+	if (v->auth_secret_rv && strcmp(m->auth_rv, v->auth_secret_rv) != 0) {
+		snprintf(m->auth_rv, sizeof(m->auth_rv), "%s", v->auth_secret_rv);
+		m->auth_seen_mono = v->now_mono_ms;
+	}
+	v->auth_secret_seen_mono = m->auth_seen_mono;
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* --- one reconcile ----------------------------------------------------------------------- */
+
+static void release(struct gathered *g, struct ctl_view *v)
+{
+	if (g->decoded)
+		api_redis_cluster_release(&g->rc);
+	json_decref(g->cluster);
+	json_decref(g->pods_json);
+	json_decref(g->pvcs_json);
+	for (int i = 0; i < CTL_CHILD_COUNT; i++)
+		json_decref(g->child[i]);
+	free_secret(g->password);
+	free(v->pods);
+	free(v->pvcs);
+}
+
+static void build_view(struct ctl *c, const char *key, struct gathered *g, struct ctl_view *v)
+{
+	int64_t now = clock_mono_ms();
+	struct ctl_memo *m;
+
+	v->rc = &g->rc;
+	v->obj = g->cluster;
+	v->ns = g->rc.meta.namespace;
+	v->name = g->rc.meta.name;
+	v->cfg = &c->cfg;
+	v->now_mono_ms = now;
+	v->now_wall_ms = clock_wall_ms();
+	children(c, g, v->ns, v->name);
+	memcpy(v->child, g->child, sizeof(v->child));
+	g->pods_json = list_of(c, CTL_INF_PODS, v->ns, v->name);
+	g->pvcs_json = list_of(c, CTL_INF_PVCS, v->ns, v->name);
+	fill_pods(c, g, v);
+	fill_pvcs(g, v);
+	lease_state(c, key, g->child[CTL_CHILD_LEASE], &v->lease, now);
+	ctl_failover_read(g->cluster, &v->fo);
+	auth_secret(c, g, v);
+	auth_seen(c, key, v);
+	pthread_mutex_lock(&c->mu);
+	m = memo(c, key);
+	v->refresh_volatile = now - m->status_written_mono >= c->set.status_refresh_ms;
+	v->roles_epoch_mono = m->roles_epoch_mono;
+	pthread_mutex_unlock(&c->mu);
+}
+
+/* Look again when the primary Lease would expire while its holder does not answer. */
+static void schedule_lease_check(struct ctl *c, const char *key, const struct ctl_view *v,
+                                 json_t *lease)
+{
+	const struct ctl_pod *pp = ctl_view_pod(v, v->rc->status.current_primary);
+	int64_t left;
+
+	if (v->lease.state != CTL_LEASE_HELD || (pp && ctl_inst_ok(&pp->inst)))
+		return;
+	left = lease_expiry_in(c, key, lease, v->now_mono_ms);
+	(void)wq_add_after(c->q, key, left > 0 ? left + 50 : 50);
+}
+
+static void log_plan(const struct ctl_view *v, const struct ctl_plan *p)
+{
+	char *text;
+	json_t *d;
+
+	if (!log_enabled(LOG_LEVEL_DEBUG, "plan"))
+		return;
+	d = ctl_plan_dump(p);
+	text = json_dumps(d, JSON_COMPACT);
+	log_debug("plan", "planned", "ns", v->ns, "name", v->name, "plan", text, (char *)NULL);
+	free(text);
+	json_decref(d);
+}
+
+static int run_plan(struct ctl *c, const char *key, struct gathered *g, struct ctl_view *v)
+{
+	struct ctl_plan p;
+	int rc;
+
+	ctl_plan_init(&p);
+	ctl_plan_build(v, &p);
+	log_plan(v, &p);
+	rc = ctl_apply(c, v, &p);
+	if (p.status) {
+		pthread_mutex_lock(&c->mu);
+		memo(c, key)->status_written_mono = v->now_mono_ms;
+		pthread_mutex_unlock(&c->mu);
+	}
+	if (!rc && p.requeue_ms)
+		(void)wq_add_after(c->q, key, p.requeue_ms);
+	schedule_lease_check(c, key, v, g->child[CTL_CHILD_LEASE]);
+	ctl_plan_release(&p);
+	return rc;
+}
+
+void ctl_memo_epoch(struct ctl *c, const char *key)
+{
+	pthread_mutex_lock(&c->mu);
+	memo(c, key)->roles_epoch_mono = clock_mono_ms();
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void forget(struct ctl *c, const char *key)
+{
+	void *m = NULL;
+
+	pthread_mutex_lock(&c->mu);
+	if (strmap_remove(&c->memos, key, &m))
+		free(m);
+	pthread_mutex_unlock(&c->mu);
+}
+
+int ctl_reconcile(struct ctl *c, const char *key)
+{
+	struct gathered g = { 0 };
+	struct ctl_view v = { 0 };
+	struct err e = { 0 };
+	int rc = 0;
+
+	g.cluster = k8s_informer_get_key(c->inf[CTL_INF_CLUSTERS], key);
+	if (!g.cluster) {
+		forget(c, key);
+		return 0;
+	}
+	if (jsonx_get(g.cluster, "metadata.deletionTimestamp"))
+		goto out; /* the garbage collector removes the children */
+	if (api_redis_cluster_decode(g.cluster, &g.rc, &e) < 0) {
+		log_error("reconcile", "cannot decode the RedisCluster", "key", key, "error", e.msg,
+		          (char *)NULL);
+		goto out;
+	}
+	g.decoded = true;
+	build_view(c, key, &g, &v);
+	rc = run_plan(c, key, &g, &v);
+out:
+	release(&g, &v);
+	return rc;
+}
+
+/* --- workers --------------------------------------------------------------------------- */
+
+static void work(struct ctl *c, const char *key)
+{
+	int64_t t0 = clock_mono_ms(), delay = 0;
+	char ms[32];
+	int rc = ctl_reconcile(c, key);
+
+	atomic_fetch_add(&c->metrics.reconciles, 1);
+	ctl_hist_observe(&c->metrics.reconcile_seconds, (double)(clock_mono_ms() - t0) / 1000.0);
+	if (rc && rc != -ECANCELED) {
+		atomic_fetch_add(&c->metrics.reconcile_errors, 1);
+		(void)wq_add_rate_limited(c->q, key, &delay);
+		snprintf(ms, sizeof(ms), "%lld", (long long)delay);
+		log_warn("reconcile", "retrying", "key", key, "error", err_name(rc), "delayMs", ms,
+		         (char *)NULL);
+	} else {
+		wq_forget(c->q, key);
+		(void)wq_add_after(c->q, key, c->set.resync_ms);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct ctl *c = arg;
+	char *key;
+	int rc;
+
+	while ((rc = wq_get(c->q, WORKER_WAIT_MS, &key)) != -ECANCELED) {
+		if (rc < 0)
+			continue;
+		if (atomic_load(&c->leading))
+			work(c, key);
+		wq_done(c->q, key);
+		free(key);
+	}
+	return NULL;
+}
+
+int ctl_workers_start(struct ctl *c, struct err *e)
+{
+	for (int64_t i = 0; i < c->set.workers; i++) {
+		int rc = pthread_create(&c->workers[c->nworkers], NULL, worker_main, c);
+
+		if (rc)
+			return err_set(e, -rc, "worker thread: %s", strerror(rc));
+		c->nworkers++;
+	}
+	return 0;
+}
+
+void ctl_workers_stop(struct ctl *c)
+{
+	wq_shutdown(c->q);
+	for (size_t i = 0; i < c->nworkers; i++)
+		pthread_join(c->workers[i], NULL);
+	c->nworkers = 0;
+}

@@ -1,0 +1,136 @@
+# Sourced by test/integration/controller.sh: helpers (this file) and the checks
+# (checks.sh). Every process started here is tracked by PID; nothing sleeps a fixed time
+# where a condition can be polled.
+
+# poll SECONDS CMD...: bounded retries, no fixed sleeps
+poll() {
+  local secs=$1; shift
+  local deadline=$(( $(date +%s%N) / 1000000 + secs * 1000 ))
+  until "$@" >/dev/null 2>&1; do
+    [ $(( $(date +%s%N) / 1000000 )) -lt "$deadline" ] || return 1
+    sleep 0.1
+  done
+}
+ms() { echo $(( $(date +%s%N) / 1000000 )); }
+# fail MESSAGE: ends the check (each check runs in its own subshell: see `check`)
+fail() { echo "$*"; exit 1; }
+
+# --- the private node agent and the host controller -------------------------------------
+
+node_ready() {
+  [ "$($K get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
+}
+start_agent() {
+  mkdir -p "$W/na"
+  setsid "$BUILD/nodeagent" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$W/na" \
+    --nodes 1 --node-prefix "$RUN-node-" --register-taint "$TAINT_KEY=$RUN:NoSchedule" \
+    --pod-cidr "$CIDR" --cgroup-root "$CGROUP" --images test/nodeagent/images.conf \
+    --operator-bin "$BUILD/redis-operator" --node-status-interval 2s \
+    >"$W/nodeagent.log" 2>&1 </dev/null &
+  AGENT_PID=$!
+  poll 30 node_ready
+}
+namespaces_gone() {
+  local ns
+  for ns in $(cat "$W/namespaces" 2>/dev/null); do
+    ! $K get namespace "$ns" >/dev/null 2>&1 || return 1
+  done
+}
+no_pods_left() { [ -z "$($K get pods -A --field-selector "spec.nodeName=$NODE" -o name 2>/dev/null)" ]; }
+
+# controller TAG HEALTH_PORT METRICS_PORT: a host controller for this run; its PID in
+# $W/ctl-TAG.pid, its exit code in $W/ctl-TAG.exit once it ends, its log controller-TAG.log
+controller() {
+  rm -f "$W/ctl-$1.pid" "$W/ctl-$1.exit"
+  ( setsid "$BIN" controller --kubeconfig "$KUBECONFIG_ADMIN" --namespace "$OPNS" \
+      --cluster-selector "redis-operator.test/run=$RUN" --health-port "$2" --metrics-port "$3" \
+      --bind-address 127.0.0.1 --log-format logfmt --lease-duration 6s --renew-deadline 4s \
+      --retry-period 1s --password-rotation-grace 10s >"$W/controller-$1.log" 2>&1 </dev/null &
+    echo $! >"$W/ctl-$1.pid"; wait $!; echo $? >"$W/ctl-$1.exit" ) &
+  poll 5 test -s "$W/ctl-$1.pid"
+}
+# stop_controller TAG: SIGTERM, wait (bounded); prints its exit code
+stop_controller() {
+  [ -s "$W/ctl-$1.pid" ] && [ ! -e "$W/ctl-$1.exit" ] || return 0
+  kill -TERM "$(cat "$W/ctl-$1.pid")" 2>/dev/null
+  poll 30 test -s "$W/ctl-$1.exit" && cat "$W/ctl-$1.exit"
+}
+leading() { curl -sf --max-time 2 "http://127.0.0.1:$1/readyz" | grep -q '"leader":true'; }
+start_controller() {
+  controller main "$HPORT" "$MPORT" && poll 30 leading "$HPORT"
+}
+
+# --- clusters ---------------------------------------------------------------------------
+
+# newns NAME: a namespace enforcing Pod Security "restricted", removed at the end
+newns() {
+  echo "$1" >>"$W/namespaces"
+  $K create namespace "$1" >/dev/null &&
+    $K label namespace "$1" pod-security.kubernetes.io/enforce=restricted >/dev/null
+}
+# mkcluster NS NAME INSTANCES [SPEC-YAML-LINES]
+mkcluster() {
+  $K -n "$1" apply -f - >/dev/null <<Y
+apiVersion: redis.io/v1
+kind: RedisCluster
+metadata: {name: $2, labels: {redis-operator.test/run: $RUN}}
+spec:
+  instances: $3
+  storage: {size: 64Mi}
+  tolerations: [{key: $TAINT_KEY, operator: Equal, value: $RUN, effect: NoSchedule}]
+  nodeSelector: {kubernetes.io/hostname: $NODE}
+${4:-}
+Y
+}
+rc() { $K -n "$1" get rediscluster "$2" -o jsonpath="$3" 2>/dev/null; }
+cond() { rc "$1" "$2" "{.status.conditions[?(@.type==\"$3\")].status}"; }
+# ready NS NAME: Ready=True and readyInstances == spec.instances
+ready() {
+  [ "$(cond "$1" "$2" Ready)" = True ] &&
+    [ "$(rc "$1" "$2" '{.status.readyInstances}')" = "$(rc "$1" "$2" '{.spec.instances}')" ]
+}
+primary() { rc "$1" "$2" '{.status.currentPrimary}'; }
+pod_ip() { $K -n "$1" get pod "$2" -o jsonpath='{.status.podIP}' 2>/dev/null; }
+pod_ips() { $K -n "$1" get pods -l "redis.io/cluster=$2" -o jsonpath='{.items[*].status.podIP}'; }
+secret() { $K -n "$1" get secret "$2" -o jsonpath='{.data.password}' | base64 -d; }
+leader_ip() {
+  $K -n "$1" get endpointslices -l "kubernetes.io/service-name=$2-leader" \
+    -o jsonpath='{.items[*].endpoints[?(@.conditions.ready==true)].addresses[0]}' 2>/dev/null |
+    awk '{print $1}'
+}
+# rcli IP PASSWORD ARGS...: as the default user
+rcli() { local ip=$1 pw=$2; shift 2; timeout 3 redis-cli -h "$ip" -a "$pw" --no-auth-warning "$@"; }
+# opcli NS NAME POD ARGS...: as the operator's user
+opcli() {
+  local ns=$1 name=$2 pod=$3; shift 3
+  timeout 3 redis-cli -h "$(pod_ip "$ns" "$pod")" --user redis-operator \
+    --pass "$(secret "$ns" "$name-operator")" --no-auth-warning "$@"
+}
+# write_via_leader NS NAME [NOT-IP]: a SET through the leader Service's endpoint answers OK
+write_via_leader() {
+  local ip; ip=$(leader_ip "$1" "$2")
+  [ -n "$ip" ] && [ "$ip" != "${3:-}" ] &&
+    [ "$(rcli "$ip" "$(secret "$1" "$2-auth")" SET "it:$RANDOM" v)" = OK ]
+}
+inst() { curl -s --max-time 2 "http://$(pod_ip "$1" "$2"):8000/v1/status"; }
+# server_hostpid NS POD: the host PID of the pod's redis-server (its freezer cgroup)
+server_hostpid() {
+  local uid p; uid=$($K -n "$1" get pod "$2" -o jsonpath='{.metadata.uid}')
+  for p in $(cat "$CGROUP/$uid/cgroup.procs" 2>/dev/null); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = redis-server ] && { echo "$p"; return 0; }
+  done
+  return 1
+}
+count() { $K -n "$1" get "$2" -l "redis.io/cluster=$3" -o name 2>/dev/null | grep -c .; }
+events() { $K -n "$1" get events.events.k8s.io -o jsonpath='{.items[*].reason}' 2>/dev/null; }
+
+# writer NS NAME TAG SECONDS: the WAIT-1 writer in the background (WPID); stop with wstop
+writer() {
+  rm -f "$W/stop-$3"
+  # shellcheck disable=SC2046
+  "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" $(pod_ips "$1" "$2") >"$W/writer-$3.out" 2>&1 &
+  WPID=$!
+}
+wstop() { touch "$W/stop-$1"; wait "$WPID"; local rc=$?; cat "$W/writer-$1.out"; return $rc; }
+
+. test/integration/controller/checks.sh

@@ -1,0 +1,486 @@
+/*
+ * test_controller_desired: the controller's pure builders and model helpers.
+ *
+ *   - every desired object of sample clusters against golden files in test/data/controller
+ *     (UPDATE_GOLDEN=1 rewrites them);
+ *   - the two hashes: which spec changes restart pods and which are applied live;
+ *   - the /v1/status parser on captured answers and on malformed ones;
+ *   - serials, ctl_json_contains, RFC 3339 times, random passwords.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/rediscluster.h"
+#include "controller/ctl.h"
+#include "controller/desired.h"
+#include "controller/model.h"
+#include "lib/alloc.h"
+#include "lib/buf.h"
+#include "lib/jsonx.h"
+#include "unit.h"
+
+#define DIR "test/data/controller/"
+
+static const struct ctl_config cfg = {
+	.operator_image = "redis-operator:dev",
+	.operator_namespace = "redis-operator-system",
+	.run_as_user = 999,
+	.poll_failures_down = 2,
+	.promote_timeout_ms = 30000,
+	.restart_timeout_ms = 300000,
+	.max_lag_bytes = 1 << 20,
+};
+
+static char *read_text(const char *path)
+{
+	struct buf b = BUF_INIT(BUF_NO_LIMIT);
+	char chunk[4096];
+	size_t n;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return NULL;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_append(&b, chunk, n);
+	fclose(f);
+	return buf_detach(&b, NULL);
+}
+
+static void decode_file(const char *path, struct api_redis_cluster *rc)
+{
+	char *text = read_text(path);
+	struct err e = { 0 };
+	json_t *obj;
+
+	ck_assert_msg(text != NULL, "cannot read %s", path);
+	ck_assert_int_eq(jsonx_loadb(text, strlen(text), 1 << 20, &obj, &e), 0);
+	ck_assert_msg(api_redis_cluster_decode(obj, rc, &e) == 0, "%s: %s", path, e.msg);
+	json_decref(obj);
+	free(text);
+}
+
+static void set_opt(json_t *all, const char *key, json_t *v)
+{
+	json_object_set_new(all, key, v ? v : json_null());
+}
+
+static json_t *everything(const struct api_redis_cluster *rc)
+{
+	json_t *all = json_object();
+	char hash[DESIRED_HASH_LEN + 1];
+
+	set_opt(all, "serviceAccount", desired_service_account(rc));
+	set_opt(all, "role", desired_role(rc));
+	set_opt(all, "roleBinding", desired_role_binding(rc));
+	set_opt(all, "networkPolicy", desired_network_policy(rc, &cfg));
+	set_opt(all, "authSecret", desired_auth_secret(rc));
+	set_opt(all, "operatorSecret", desired_operator_secret(rc));
+	set_opt(all, "connectionSecret", desired_connection_secret(rc, "p@ss w/rd"));
+	set_opt(all, "serviceLeader", desired_service(rc, DESIRED_SVC_LEADER));
+	set_opt(all, "serviceReplica", desired_service(rc, DESIRED_SVC_REPLICA));
+	set_opt(all, "serviceAny", desired_service(rc, DESIRED_SVC_ANY));
+	set_opt(all, "pdbPrimary", desired_pdb(rc, DESIRED_PDB_PRIMARY));
+	set_opt(all, "pdbReplica", desired_pdb(rc, DESIRED_PDB_REPLICA));
+	set_opt(all, "lease", desired_lease(rc));
+	set_opt(all, "pvc2", desired_pvc(rc, 2));
+	set_opt(all, "pod1", desired_pod(rc, &cfg, 1, CTL_ROLE_PRIMARY));
+	set_opt(all, "pod2", desired_pod(rc, &cfg, 2, CTL_ROLE_REPLICA));
+	set_opt(all, "liveConfig", desired_live_config(rc));
+	desired_spec_hash(rc, &cfg, hash);
+	json_object_set_new(all, "specHash", json_string(hash));
+	desired_live_hash(rc, hash);
+	json_object_set_new(all, "liveHash", json_string(hash));
+	return all;
+}
+
+static const char *const golden_inputs[] = { "cluster-minimal", "cluster-full", "cluster-cache" };
+
+START_TEST(golden)
+{
+	struct api_redis_cluster rc;
+	char in[256], path[256], *want, *got;
+	json_t *all;
+	FILE *f;
+
+	snprintf(in, sizeof(in), DIR "%s.json", golden_inputs[_i]);
+	snprintf(path, sizeof(path), DIR "%s.golden.json", golden_inputs[_i]);
+	decode_file(in, &rc);
+	all = everything(&rc);
+	got = json_dumps(all, JSON_INDENT(2) | JSON_SORT_KEYS);
+	if (getenv("UPDATE_GOLDEN")) {
+		f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fprintf(f, "%s\n", got);
+		fclose(f);
+	}
+	want = read_text(path);
+	ck_assert_msg(want != NULL, "no %s (UPDATE_GOLDEN=1 writes it)", path);
+	if (want[0] && want[strlen(want) - 1] == '\n')
+		want[strlen(want) - 1] = '\0';
+	ck_assert_msg(strcmp(want, got) == 0, "%s differs:\n%s", path, got);
+	free(want);
+	free(got);
+	json_decref(all);
+	api_redis_cluster_release(&rc);
+}
+END_TEST
+
+/* The pod layout is the instance manager's contract: check the parts it reads by name. */
+START_TEST(pod_contract)
+{
+	struct api_redis_cluster rc;
+	json_t *pod, *c, *env, *mounts, *it;
+	const char *want_env[] = { "REDIS_OPERATOR_POD_NAME", "REDIS_OPERATOR_POD_NAMESPACE",
+		                   "REDIS_OPERATOR_POD_IP", "REDIS_OPERATOR_CLUSTER_NAME" };
+	const char *want_mounts[] = { "/data",
+		                      "/run",
+		                      "/controller",
+		                      "/etc/redis-operator/auth",
+		                      "/etc/redis-operator/operator-auth",
+		                      "/etc/redis-operator/users",
+		                      "/etc/redis-operator/tls" };
+	size_t i;
+
+	decode_file(DIR "cluster-full.json", &rc);
+	pod = desired_pod(&rc, &cfg, 3, CTL_ROLE_REPLICA);
+	c = json_array_get(jsonx_get(pod, "spec.containers"), 0);
+	env = json_object_get(c, "env");
+	mounts = json_object_get(c, "volumeMounts");
+	for (size_t k = 0; k < ARRAY_LEN(want_env); k++) {
+		bool found = false;
+
+		json_array_foreach (env, i, it) {
+			found |= strcmp(ctl_json_str(it, "name"), want_env[k]) == 0;
+		}
+		ck_assert_msg(found, "env %s missing", want_env[k]);
+	}
+	for (size_t k = 0; k < ARRAY_LEN(want_mounts); k++) {
+		bool found = false;
+
+		json_array_foreach (mounts, i, it) {
+			found |= strcmp(ctl_json_str(it, "mountPath"), want_mounts[k]) == 0;
+		}
+		ck_assert_msg(found, "mount %s missing", want_mounts[k]);
+	}
+	ck_assert_str_eq(ctl_json_str(pod, "metadata.name"), "shop-3");
+	ck_assert_str_eq(ctl_json_str(c, "command[0]"), "/controller/redis-operator");
+	ck_assert_str_eq(ctl_json_str(pod, "spec.initContainers[0].command[1]"), "copy-binary");
+	ck_assert(json_is_true(jsonx_get(c, "securityContext.readOnlyRootFilesystem")));
+	ck_assert_int_eq(json_integer_value(jsonx_get(pod, "spec.securityContext.fsGroup")), 999);
+	json_decref(pod);
+	api_redis_cluster_release(&rc);
+}
+END_TEST
+
+/* --- hashes ----------------------------------------------------------------------------- */
+
+static const struct {
+	const char *patch; /* merged into spec */
+	bool restart, live;
+} hash_cases[] = {
+	{ "{}", false, false },
+	{ "{\"imageName\": \"valkey/valkey:8.1\"}", true, false },
+	{ "{\"redis\": {\"maxclients\": \"10000\", \"timeout\": \"300\", \"databases\": \"64\"}}",
+	  true, true },
+	{ "{\"redis\": {\"maxclients\": \"20000\", \"timeout\": \"300\", \"databases\": \"32\"}}",
+	  false, true },
+	{ "{\"memory\": {\"maxMemoryPercent\": 50}}", false, true },
+	{ "{\"minSyncReplicas\": 2}", false, true },
+	{ "{\"resources\": {\"limits\": {\"memory\": \"2Gi\"}}}", true, true },
+	{ "{\"podTemplate\": {\"metadata\": {\"labels\": {\"team\": \"ops\"}}}}", true, false },
+	{ "{\"tolerations\": []}", true, false },
+	{ "{\"instances\": 5}", false, false },
+	{ "{\"failover\": {\"leaseDuration\": \"9s\"}}", false, false },
+};
+
+static void hashes(const char *patch, char *spec, char *live, const struct ctl_config *c)
+{
+	struct api_redis_cluster rc;
+	char *text = read_text(DIR "cluster-full.json");
+	json_t *obj, *p;
+	struct err e = { 0 };
+
+	ck_assert_int_eq(jsonx_loadb(text, strlen(text), 1 << 20, &obj, NULL), 0);
+	ck_assert_int_eq(jsonx_loadb(patch, strlen(patch), 4096, &p, NULL), 0);
+	json_object_update_recursive(json_object_get(obj, "spec"), p);
+	ck_assert_msg(api_redis_cluster_decode(obj, &rc, &e) == 0, "%s", e.msg);
+	desired_spec_hash(&rc, c, spec);
+	desired_live_hash(&rc, live);
+	api_redis_cluster_release(&rc);
+	json_decref(obj);
+	json_decref(p);
+	free(text);
+}
+
+START_TEST(hash_tiers)
+{
+	char s0[DESIRED_HASH_LEN + 1], l0[DESIRED_HASH_LEN + 1];
+	char s1[DESIRED_HASH_LEN + 1], l1[DESIRED_HASH_LEN + 1];
+
+	hashes("{}", s0, l0, &cfg);
+	hashes(hash_cases[_i].patch, s1, l1, &cfg);
+	ck_assert_msg((strcmp(s0, s1) != 0) == hash_cases[_i].restart, "%s: restart hash",
+	              hash_cases[_i].patch);
+	ck_assert_msg((strcmp(l0, l1) != 0) == hash_cases[_i].live, "%s: live hash",
+	              hash_cases[_i].patch);
+	ck_assert_int_eq(strlen(s1), DESIRED_HASH_LEN);
+}
+END_TEST
+
+START_TEST(hash_ignores_operator_image)
+{
+	struct ctl_config other = cfg;
+	char s0[DESIRED_HASH_LEN + 1], l0[DESIRED_HASH_LEN + 1];
+	char s1[DESIRED_HASH_LEN + 1], l1[DESIRED_HASH_LEN + 1];
+
+	other.operator_image = "example.com/redis-operator:v9";
+	hashes("{}", s0, l0, &cfg);
+	hashes("{}", s1, l1, &other);
+	ck_assert_str_eq(s0, s1);
+	other = cfg;
+	other.run_as_user = 1001;
+	hashes("{}", s1, l1, &other);
+	ck_assert_str_ne(s0, s1);
+}
+END_TEST
+
+/* --- /v1/status ------------------------------------------------------------------------- */
+
+START_TEST(inst_parse_golden)
+{
+	struct ctl_inst i = { 0 };
+	char *text = read_text(DIR "status-primary.json");
+	struct err e = { 0 };
+
+	i.failures = 3; /* left alone by the parser */
+	ck_assert_int_eq(ctl_inst_parse(text, strlen(text), &i, &e), 0);
+	ck_assert_str_eq(i.state, "primary");
+	ck_assert_str_eq(i.role, "primary");
+	ck_assert(i.ready && i.lease_held && i.server_up && !i.fenced && !i.primary_crashed);
+	ck_assert_int_eq(i.offset, 605);
+	ck_assert_int_eq(i.lag_bytes, -1);
+	ck_assert_str_eq(i.link, "none");
+	ck_assert_str_eq(i.repl_id, "73a4c56d20aa7231a3f693d35400e7665ef9676c");
+	ck_assert_int_eq(i.server_pid, 42);
+	ck_assert_int_eq(i.failures, 3);
+	free(text);
+	text = read_text(DIR "status-replica.json");
+	ck_assert_int_eq(ctl_inst_parse(text, strlen(text), &i, &e), 0);
+	ck_assert_str_eq(i.state, "replica");
+	ck_assert_str_eq(i.link, "up");
+	ck_assert_str_eq(i.master_host, "127.0.0.1");
+	ck_assert_int_eq(i.master_port, 41405);
+	ck_assert_int_eq(i.lag_bytes, 100);
+	ck_assert_int_eq(i.lag_seconds, 1);
+	ck_assert_str_eq(i.engine, "valkey");
+	free(text);
+}
+END_TEST
+
+static const struct {
+	const char *body;
+	int rc;
+} bad_status[] = {
+	{ "", -EPROTO },
+	{ "not json", -EPROTO },
+	{ "[1,2]", -EPROTO },
+	{ "{}", -EPROTO },
+	{ "{\"state\":\"primary\",\"role\":\"primary\",\"ready\":true,\"fenced\":false}", -EPROTO },
+	{ "{\"state\":\"primary\"", -EPROTO },
+	{ "{\"a\":1,\"a\":2}", -EPROTO },
+};
+
+START_TEST(inst_parse_bad)
+{
+	struct ctl_inst i = { 0 }, before;
+	struct err e = { 0 };
+
+	snprintf(i.state, sizeof(i.state), "%s", "untouched");
+	before = i;
+	ck_assert_int_eq(ctl_inst_parse(bad_status[_i].body, strlen(bad_status[_i].body), &i, &e),
+	                 bad_status[_i].rc);
+	ck_assert_mem_eq(&i, &before, sizeof(i));
+}
+END_TEST
+
+START_TEST(inst_parse_too_big)
+{
+	size_t n = CTL_STATUS_BODY_MAX + 10;
+	char *big = xmalloc(n + 1);
+	struct ctl_inst i = { 0 };
+
+	memset(big, ' ', n);
+	big[0] = '{';
+	big[n - 1] = '}';
+	big[n] = '\0';
+	ck_assert_int_eq(ctl_inst_parse(big, n, &i, NULL), -EMSGSIZE);
+	free(big);
+}
+END_TEST
+
+START_TEST(inst_predicates)
+{
+	struct ctl_inst i = { .seen = true };
+	struct ctl_view v = { .roles_epoch_mono = 100 };
+
+	snprintf(i.state, sizeof(i.state), "primary");
+	snprintf(i.role, sizeof(i.role), "primary");
+	i.last_ok_mono = 100;
+	ck_assert(ctl_inst_ok(&i) && ctl_inst_is_writable_primary(&i));
+	ck_assert(!ctl_inst_current(&v, &i)); /* answered before the role change */
+	i.last_ok_mono = 101;
+	ck_assert(ctl_inst_current(&v, &i));
+	i.fenced = true;
+	ck_assert(!ctl_inst_is_writable_primary(&i));
+	i.fenced = false;
+	i.failures = 1;
+	ck_assert(!ctl_inst_ok(&i) && !ctl_inst_is_writable_primary(&i));
+	i.failures = 0;
+	i.seen = false;
+	ck_assert(!ctl_inst_ok(&i));
+}
+END_TEST
+
+/* --- small helpers ---------------------------------------------------------------------- */
+
+static const struct {
+	const char *cluster, *name;
+	int serial;
+} serials[] = {
+	{ "c", "c-1", 1 },           { "c", "c-42", 42 },   { "c", "c-0", -1 },
+	{ "c", "c-01", -1 },         { "c", "c-", -1 },     { "c", "c-1a", -1 },
+	{ "c", "cc-1", -1 },         { "c", "c1", -1 },     { "web", "web-2", 2 },
+	{ "web", "we-2", -1 },       { "a-b", "a-b-7", 7 }, { "c", "c--1", -1 },
+	{ "c", "c-9999999999", -1 },
+};
+
+START_TEST(serial_of)
+{
+	ck_assert_int_eq(ctl_serial_of(serials[_i].cluster, serials[_i].name), serials[_i].serial);
+}
+END_TEST
+
+static const struct {
+	const char *have, *want;
+	bool contains;
+} contains_cases[] = {
+	{ "{\"a\":1,\"b\":2}", "{\"a\":1}", true },
+	{ "{\"a\":1}", "{\"a\":2}", false },
+	{ "{\"a\":1}", "{\"b\":1}", false },
+	{ "{\"a\":{\"x\":1,\"y\":2}}", "{\"a\":{\"x\":1}}", true },
+	{ "{\"a\":[{\"p\":1,\"q\":2}]}", "{\"a\":[{\"p\":1}]}", true },
+	{ "{\"a\":[{\"p\":1},{\"p\":2}]}", "{\"a\":[{\"p\":1}]}", false },
+	{ "{\"a\":1.0}", "{\"a\":1}", true },
+	{ "{\"a\":\"1\"}", "{\"a\":1}", false },
+	{ "{\"a\":null}", "{\"a\":null}", true },
+	{ "{}", "{\"a\":null}", true },
+	{ "[1,2]", "{\"a\":1}", false },
+};
+
+START_TEST(json_contains)
+{
+	json_t *h, *w;
+
+	ck_assert_int_eq(jsonx_loadb(contains_cases[_i].have, strlen(contains_cases[_i].have), 4096,
+	                             &h, NULL),
+	                 0);
+	ck_assert_int_eq(jsonx_loadb(contains_cases[_i].want, strlen(contains_cases[_i].want), 4096,
+	                             &w, NULL),
+	                 0);
+	ck_assert_int_eq(ctl_json_contains(h, w), contains_cases[_i].contains);
+	json_decref(h);
+	json_decref(w);
+}
+END_TEST
+
+static const struct {
+	const char *text;
+	int rc;
+	int64_t ms;
+} times[] = {
+	{ "2026-11-29T17:41:23Z", 0, 1795974083000LL },
+	{ "2026-11-29T17:41:23.5Z", 0, 1795974083500LL },
+	{ "2026-11-29T17:41:23.123456Z", 0, 1795974083123LL },
+	{ "1970-01-01T00:00:00Z", 0, 0 },
+	{ "2026-11-29 17:41:23Z", -EINVAL, 0 },
+	{ "2026-11-29T17:41:23", -EINVAL, 0 },
+	{ "2026-13-29T17:41:23Z", -EINVAL, 0 },
+	{ "2026-11-29T17:41:23+01:00", -EINVAL, 0 },
+	{ "", -EINVAL, 0 },
+};
+
+START_TEST(time_parse)
+{
+	int64_t ms = -1;
+	char back[CTL_TIME_MAX];
+
+	ck_assert_int_eq(ctl_time_parse(times[_i].text, &ms), times[_i].rc);
+	if (times[_i].rc)
+		return;
+	ck_assert_int_eq(ms, times[_i].ms);
+	ctl_time_format(ms, back);
+	ck_assert_int_eq(strncmp(back, times[_i].text, 19), 0);
+}
+END_TEST
+
+START_TEST(random_password)
+{
+	char *a = ctl_random_password(), *b = ctl_random_password();
+
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(strlen(a), DESIRED_PASSWORD_LEN);
+	ck_assert_str_ne(a, b);
+	for (const char *p = a; *p; p++)
+		ck_assert((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		          (*p >= '0' && *p <= '9'));
+	free_secret(a);
+	free_secret(b);
+}
+END_TEST
+
+START_TEST(plan_dump_and_release)
+{
+	struct ctl_plan p;
+	json_t *d;
+
+	ctl_plan_init(&p);
+	for (int i = 0; i < 20; i++)
+		ctl_plan_event(&p, i % 2, "Reason", "note %d", i);
+	ctl_plan_requeue(&p, 500);
+	ctl_plan_requeue(&p, 900);
+	ctl_plan_requeue(&p, 0);
+	ck_assert_int_eq(p.requeue_ms, 1);
+	d = ctl_plan_dump(&p);
+	ck_assert_int_eq(json_array_size(json_object_get(d, "actions")), 20);
+	ck_assert_str_eq(ctl_json_str(d, "actions[3].type"), "Warning");
+	json_decref(d);
+	ctl_plan_release(&p);
+	ctl_plan_release(NULL);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("controller_desired");
+	TCase *t = tcase_create("all");
+
+	tcase_add_loop_test(t, golden, 0, ARRAY_LEN(golden_inputs));
+	tcase_add_test(t, pod_contract);
+	tcase_add_loop_test(t, hash_tiers, 0, ARRAY_LEN(hash_cases));
+	tcase_add_test(t, hash_ignores_operator_image);
+	tcase_add_test(t, inst_parse_golden);
+	tcase_add_loop_test(t, inst_parse_bad, 0, ARRAY_LEN(bad_status));
+	tcase_add_test(t, inst_parse_too_big);
+	tcase_add_test(t, inst_predicates);
+	tcase_add_loop_test(t, serial_of, 0, ARRAY_LEN(serials));
+	tcase_add_loop_test(t, json_contains, 0, ARRAY_LEN(contains_cases));
+	tcase_add_loop_test(t, time_parse, 0, ARRAY_LEN(times));
+	tcase_add_test(t, random_password);
+	tcase_add_test(t, plan_dump_and_release);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+UNIT_MAIN(suite)

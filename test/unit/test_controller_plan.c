@@ -1,0 +1,895 @@
+/*
+ * test_controller_plan: the planner, table-driven. Each case describes a world (the
+ * cluster's spec, status and annotations; its pods with what their instance managers
+ * last answered; the primary Lease; the time) and the exact actions the planner must
+ * choose, written as a signature ("create:Pod:c-1 | promote:c-2 | ..."). The clock is
+ * the view's: no case sleeps.
+ *
+ * The failover cases cover DESIGN.md §4: never on one failed poll, fencing or waiting
+ * out the Lease, the highest offset within the old primary's history, and resuming
+ * from every persisted phase of status.failover.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "api/rediscluster.h"
+#include "controller/desired.h"
+#include "controller/model.h"
+#include "controller/plan.h"
+#include "lib/alloc.h"
+#include "lib/buf.h"
+#include "lib/jsonx.h"
+#include "unit.h"
+
+#define NOW_WALL 1795974083000LL /* 2026-11-29T17:41:23Z */
+#define NOW_MONO 500000
+#define T0       "2026-11-29T17:41:20Z" /* 3 s before now */
+#define OLD      "2026-11-29T17:30:00Z" /* long ago */
+#define MAXPODS  6
+
+static const struct ctl_config cfg = {
+	.operator_image = "redis-operator:dev",
+	.operator_namespace = "redis-operator-system",
+	.run_as_user = 999,
+	.poll_failures_down = 2,
+	.promote_timeout_ms = 30000,
+	.restart_timeout_ms = 300000,
+	.max_lag_bytes = 1 << 20,
+	.rotation_grace_ms = 90000,
+};
+
+/* What one pod looks like. State NULL: no poll answer ever. */
+struct pod_def {
+	int serial;
+	const char *state; /* primary replica parked crashed booting */
+	const char *role;  /* label; NULL: from state */
+	bool not_ready;    /* the pod's Ready condition is False */
+	bool fenced, crashed, no_lease;
+	int failures;
+	long long offset;
+	const char *replid; /* NULL: "A" */
+	const char *master; /* replicas: the IP they follow; NULL: the primary's */
+	bool old_spec;      /* spec-hash annotation of another spec */
+	bool old_live;      /* live-hash annotation of other live settings */
+	bool deleting;
+	bool stale; /* the poll answered before the last role change */
+	long long lag;
+	const char *fence_reason;
+};
+
+enum lease_def { L_HELD, L_RELEASED, L_EXPIRED, L_ABSENT, L_NEVER };
+
+struct scenario {
+	const char *name;
+	const char *spec;        /* JSON object merged into the spec */
+	const char *status;      /* JSON status; NULL: {} */
+	const char *annotations; /* JSON; NULL: none */
+	struct pod_def pods[MAXPODS];
+	bool no_pvcs; /* PVCs only for listed pods otherwise */
+	enum lease_def lease;
+	const char *holder;    /* NULL: the status' currentPrimary */
+	bool bare;             /* no children exist yet (a new cluster) */
+	const char *auth_rv;   /* the auth Secret's resourceVersion; NULL: unknown */
+	int64_t auth_seen_ago; /* ms since the controller first saw auth_rv */
+	uint64_t pvc_bytes;    /* the PVCs' requested size; 0: unknown */
+	const char *want;      /* the exact signature */
+	const char *phase;     /* NULL: not checked */
+};
+
+/* --- building the view ------------------------------------------------------------ */
+
+struct world {
+	struct api_redis_cluster rc;
+	json_t *obj;
+	struct ctl_pod pods[MAXPODS];
+	struct ctl_pvc pvcs[MAXPODS];
+	json_t *pod_objs[MAXPODS], *pvc_objs[MAXPODS];
+	char names[MAXPODS][64], ips[MAXPODS][32];
+	struct ctl_view v;
+};
+
+static json_t *parse(const char *text)
+{
+	json_t *j = NULL;
+
+	ck_assert_msg(jsonx_loadb(text, strlen(text), 1 << 16, &j, NULL) == 0, "bad JSON: %s",
+	              text);
+	return j;
+}
+
+static json_t *cluster_obj(const struct scenario *s)
+{
+	json_t *obj = parse("{\"apiVersion\":\"redis.io/v1\",\"kind\":\"RedisCluster\","
+	                    "\"metadata\":{\"name\":\"c\",\"namespace\":\"ns\",\"uid\":\"u-1\","
+	                    "\"generation\":3,\"creationTimestamp\":\"" OLD "\"},"
+	                    "\"spec\":{\"instances\":3,\"failover\":{\"leaseDuration\":\"10s\"}}}");
+
+	if (s->spec) {
+		json_t *patch = parse(s->spec);
+
+		json_object_update_recursive(json_object_get(obj, "spec"), patch);
+		json_decref(patch);
+	}
+	json_object_set_new(obj, "status", parse(s->status ? s->status : "{}"));
+	if (s->annotations)
+		json_object_set_new(json_object_get(obj, "metadata"), "annotations",
+		                    parse(s->annotations));
+	return obj;
+}
+
+static const char *primary_name(const struct world *w)
+{
+	return w->rc.status.current_primary ? w->rc.status.current_primary : "";
+}
+
+static void fill_inst(struct world *w, const struct pod_def *d, struct ctl_inst *i,
+                      const char *primary_ip)
+{
+	i->seen = d->state != NULL;
+	i->failures = d->failures;
+	i->last_ok_mono = d->stale ? NOW_MONO - 2000 : NOW_MONO - 100;
+	if (!d->state)
+		return;
+	snprintf(i->state, sizeof(i->state), "%s", d->state);
+	snprintf(i->role, sizeof(i->role), "%s",
+	         strcmp(d->state, "primary") == 0 ? "primary" : "replica");
+	i->server_up = strcmp(d->state, "crashed") != 0 && strcmp(d->state, "booting") != 0;
+	i->fenced = d->fenced || d->crashed;
+	i->primary_crashed = d->crashed;
+	i->lease_held = strcmp(d->state, "primary") == 0 && !d->no_lease && !i->fenced;
+	i->ready = !d->not_ready;
+	i->offset = d->offset;
+	i->lag_bytes = strcmp(d->state, "replica") == 0 ? d->lag : -1;
+	snprintf(i->repl_id, sizeof(i->repl_id), "%s", d->replid ? d->replid : "A");
+	snprintf(i->link, sizeof(i->link), "%s",
+	         strcmp(d->state, "replica") == 0  ? "up"
+	         : strcmp(d->state, "parked") == 0 ? "down"
+	                                           : "none");
+	if (strcmp(d->state, "replica") == 0) {
+		snprintf(i->master_host, sizeof(i->master_host), "%s",
+		         d->master ? d->master : primary_ip);
+		i->master_port = CTL_PORT_REDIS;
+	}
+	snprintf(i->fence_reason, sizeof(i->fence_reason), "%s",
+	         d->fence_reason ? d->fence_reason : "");
+	(void)w;
+}
+
+static void add_pod(struct world *w, const struct pod_def *d, size_t k, const char *primary_ip)
+{
+	struct ctl_pod *p = &w->pods[w->v.npods++];
+	char spec[DESIRED_HASH_LEN + 1], live[DESIRED_HASH_LEN + 1];
+	const char *role = d->role                                     ? d->role
+	                   : strcmp(w->names[k], primary_name(w)) == 0 ? CTL_ROLE_PRIMARY
+	                                                               : CTL_ROLE_REPLICA;
+
+	desired_spec_hash(&w->rc, &cfg, spec);
+	desired_live_hash(&w->rc, live);
+	w->pod_objs[k] = desired_pod(&w->rc, &cfg, d->serial, role);
+	p->obj = w->pod_objs[k];
+	p->name = w->names[k];
+	p->serial = d->serial;
+	p->uid = "uid";
+	p->ip = w->ips[k];
+	p->phase = "Running";
+	p->role_label = role;
+	p->spec_hash =
+	        d->old_spec ? "0000000000000000"
+	                    : ctl_json_str(p->obj, "metadata.annotations[\"redis.io/spec-hash\"]");
+	p->live_hash =
+	        d->old_live ? "1111111111111111"
+	                    : ctl_json_str(p->obj, "metadata.annotations[\"redis.io/live-hash\"]");
+	(void)spec;
+	(void)live;
+	p->deleting = d->deleting;
+	p->ready = d->state && !d->not_ready && !d->fenced && !d->crashed && d->failures == 0 &&
+	           !d->deleting;
+	fill_inst(w, d, &p->inst, primary_ip);
+}
+
+static void add_children(struct world *w)
+{
+	const struct api_redis_cluster *rc = &w->rc;
+
+	w->v.child[CTL_CHILD_SA] = desired_service_account(rc);
+	w->v.child[CTL_CHILD_ROLE] = desired_role(rc);
+	w->v.child[CTL_CHILD_ROLEBINDING] = desired_role_binding(rc);
+	w->v.child[CTL_CHILD_NETPOL] = desired_network_policy(rc, &cfg);
+	w->v.child[CTL_CHILD_AUTH_SECRET] = desired_auth_secret(rc);
+	w->v.child[CTL_CHILD_OPERATOR_SECRET] = desired_operator_secret(rc);
+	w->v.child[CTL_CHILD_CONN_SECRET] = desired_connection_secret(rc, "pw");
+	w->v.child[CTL_CHILD_SVC_LEADER] = desired_service(rc, DESIRED_SVC_LEADER);
+	w->v.child[CTL_CHILD_SVC_REPLICA] = desired_service(rc, DESIRED_SVC_REPLICA);
+	w->v.child[CTL_CHILD_SVC_ANY] = desired_service(rc, DESIRED_SVC_ANY);
+	w->v.child[CTL_CHILD_PDB_PRIMARY] = desired_pdb(rc, DESIRED_PDB_PRIMARY);
+	w->v.child[CTL_CHILD_PDB_REPLICA] = desired_pdb(rc, DESIRED_PDB_REPLICA);
+	w->v.child[CTL_CHILD_LEASE] = desired_lease(rc);
+}
+
+static void lease(struct world *w, const struct scenario *s)
+{
+	struct ctl_lease *l = &w->v.lease;
+	const char *holder = s->holder ? s->holder : primary_name(w);
+
+	l->ever_acquired = s->lease != L_NEVER;
+	switch (s->lease) {
+	case L_HELD: l->state = CTL_LEASE_HELD; break;
+	case L_RELEASED:
+		l->state = CTL_LEASE_RELEASED;
+		holder = "";
+		break;
+	case L_EXPIRED: l->state = CTL_LEASE_EXPIRED; break;
+	case L_ABSENT:
+		l->state = CTL_LEASE_ABSENT;
+		holder = "";
+		break;
+	case L_NEVER:
+		l->state = CTL_LEASE_RELEASED;
+		holder = "";
+		break;
+	}
+	snprintf(l->holder, sizeof(l->holder), "%s", holder);
+}
+
+static void world_init(struct world *w, const struct scenario *s)
+{
+	struct err e = { 0 };
+	char primary_ip[32] = "";
+
+	memset(w, 0, sizeof(*w));
+	w->obj = cluster_obj(s);
+	ck_assert_msg(api_redis_cluster_decode(w->obj, &w->rc, &e) == 0, "%s", e.msg);
+	for (size_t k = 0; k < MAXPODS && s->pods[k].serial; k++) {
+		snprintf(w->names[k], sizeof(w->names[k]), "c-%d", s->pods[k].serial);
+		snprintf(w->ips[k], sizeof(w->ips[k]), "10.0.0.%d", s->pods[k].serial);
+		if (strcmp(w->names[k], primary_name(w)) == 0)
+			snprintf(primary_ip, sizeof(primary_ip), "%s", w->ips[k]);
+	}
+	w->v.rc = &w->rc;
+	w->v.obj = w->obj;
+	w->v.ns = "ns";
+	w->v.name = "c";
+	w->v.pods = w->pods;
+	w->v.pvcs = w->pvcs;
+	w->v.cfg = &cfg;
+	w->v.now_wall_ms = NOW_WALL;
+	w->v.now_mono_ms = NOW_MONO;
+	w->v.roles_epoch_mono = NOW_MONO - 1000;
+	w->v.password = "pw";
+	for (size_t k = 0; k < MAXPODS && s->pods[k].serial; k++) {
+		add_pod(w, &s->pods[k], k, primary_ip);
+		if (s->no_pvcs)
+			continue;
+		w->pvc_objs[k] = desired_pvc(&w->rc, s->pods[k].serial);
+		w->pvcs[w->v.npvcs++] = (struct ctl_pvc){ .name = w->names[k],
+			                                  .serial = s->pods[k].serial,
+			                                  .obj = w->pvc_objs[k],
+			                                  .size = s->pvc_bytes };
+	}
+	if (!s->bare)
+		add_children(w);
+	lease(w, s);
+	ctl_failover_read(w->obj, &w->v.fo);
+	w->v.auth_secret_rv = s->auth_rv;
+	w->v.auth_secret_seen_mono = NOW_MONO - s->auth_seen_ago;
+}
+
+static void world_release(struct world *w)
+{
+	for (size_t k = 0; k < MAXPODS; k++) {
+		json_decref(w->pod_objs[k]);
+		json_decref(w->pvc_objs[k]);
+	}
+	for (int i = 0; i < CTL_CHILD_COUNT; i++)
+		json_decref(w->v.child[i]);
+	api_redis_cluster_release(&w->rc);
+	json_decref(w->obj);
+}
+
+/* --- signatures ----------------------------------------------------------------------- */
+
+static void sig_status(struct buf *b, json_t *obj)
+{
+	const char *k, *sep = "";
+	json_t *v;
+
+	buf_append_str(b, "status:");
+	json_object_foreach (obj, k, v) {
+		if (strcmp(k, "failover") == 0)
+			buf_printf(b, "%sfailover=%s", sep,
+			           json_is_null(v) ? "null" : ctl_json_str(v, "phase"));
+		else
+			buf_printf(b, "%s%s", sep, k);
+		sep = ",";
+	}
+}
+
+static void sig_one(struct buf *b, const struct ctl_action *a)
+{
+	json_t *labels = jsonx_get(a->obj, "metadata.labels");
+	const char *role = json_string_value(json_object_get(labels, CTL_LABEL_ROLE));
+
+	switch (a->kind) {
+	case CTL_ACT_CREATE: buf_printf(b, "create:%s:%s", a->res->kind, a->name); break;
+	case CTL_ACT_DELETE: buf_printf(b, "delete:%s:%s", a->res->kind, a->name); break;
+	case CTL_ACT_PATCH:
+		buf_printf(b, "patch:%s:%s", a->res->kind, a->name);
+		if (role)
+			buf_printf(b, ":role=%s", role);
+		if (json_object_get(jsonx_get(a->obj, "metadata.annotations"), CTL_ANN_LIVE_HASH))
+			buf_append_str(b, ":live");
+		break;
+	case CTL_ACT_STATUS: sig_status(b, a->obj); break;
+	case CTL_ACT_CLUSTER: buf_append_str(b, "cluster"); break;
+	case CTL_ACT_INSTANCE:
+		buf_printf(b, "%s:%s%s", a->op, a->name, a->optional ? "?" : "");
+		break;
+	case CTL_ACT_EVENT: buf_printf(b, "event:%s", a->reason); break;
+	}
+}
+
+static char *signature(const struct ctl_plan *p)
+{
+	struct buf b = BUF_INIT(BUF_NO_LIMIT);
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (i)
+			buf_append_str(&b, " | ");
+		sig_one(&b, &p->acts[i]);
+	}
+	return buf_detach(&b, NULL);
+}
+
+/* --- the cases ------------------------------------------------------------------------- */
+
+#define P1                                                                                         \
+	{                                                                                          \
+		.serial = 1, .state = "primary", .offset = 1000                                    \
+	}
+#define R2                                                                                         \
+	{                                                                                          \
+		.serial = 2, .state = "replica", .offset = 1000                                    \
+	}
+#define R3                                                                                         \
+	{                                                                                          \
+		.serial = 3, .state = "replica", .offset = 1000                                    \
+	}
+#define ST_C1 "{\"currentPrimary\":\"c-1\",\"targetPrimary\":\"c-1\"}"
+
+static const struct scenario cases[] = {
+	{ .name = "new cluster: children in order, currentPrimary before the first pod",
+	  .bare = true,
+	  .lease = L_ABSENT,
+	  .want = "create:ServiceAccount:c | create:Role:c | create:RoleBinding:c | "
+	          "create:Secret:c-auth | create:Secret:c-operator | create:Lease:c-primary | "
+	          "create:Service:c-leader | create:Service:c-replica | create:Service:c-any | "
+	          "status:currentPrimary,targetPrimary | event:PrimarySelected | "
+	          "create:PersistentVolumeClaim:c-1 | create:Pod:c-1",
+	  .phase = "Creating the primary" },
+	{ .name = "at rest: nothing to do",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "",
+	  .phase = NULL },
+	{ .name = "primary ready: replicas created together",
+	  .status = ST_C1,
+	  .pods = { P1 },
+	  .lease = L_HELD,
+	  .want = "create:PersistentVolumeClaim:c-2 | create:Pod:c-2 | "
+	          "create:PersistentVolumeClaim:c-3 | create:Pod:c-3" },
+	{ .name = "primary not ready: no replica yet",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "booting", .not_ready = true } },
+	  .lease = L_NEVER,
+	  .want = "",
+	  .phase = "Waiting for the primary" },
+	{ .name = "emptyDir: no PVCs",
+	  .spec = "{\"storage\":{\"type\":\"emptyDir\"}}",
+	  .status = ST_C1,
+	  .pods = { P1 },
+	  .no_pvcs = true,
+	  .lease = L_HELD,
+	  .want = "create:Pod:c-2 | create:Pod:c-3" },
+	{ .name = "failover: crashed primary, highest offset wins, labels move",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "parked", .crashed = true, .offset = 900 },
+	            { .serial = 2, .state = "replica", .offset = 950, .master = "10.0.0.1" },
+	            { .serial = 3, .state = "replica", .offset = 990, .master = "10.0.0.1" } },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Fencing | event:FailoverStarted | "
+	          "status:failover=Promoting | event:FailoverPromoting | promote:c-3 | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-3:role=primary | "
+	          "event:FailoverCompleted",
+	  .phase = "Failing over" },
+	{ .name = "one failed poll is never a failover",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .failures = 1 }, R2, R3 },
+	  .lease = L_RELEASED,
+	  .want = "" },
+	{ .name = "unreachable primary, lease still held: wait",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .failures = 5 }, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "" },
+	{ .name = "unreachable primary, lease expired: promote without fencing",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .failures = 5 },
+	            { .serial = 2, .state = "replica", .offset = 700, .master = "10.0.0.1" },
+	            { .serial = 3, .state = "replica", .offset = 600, .master = "10.0.0.1" } },
+	  .lease = L_EXPIRED,
+	  .want = "status:failover=Fencing | event:FailoverStarted | "
+	          "status:failover=Promoting | event:FailoverPromoting | promote:c-2 | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "event:FailoverCompleted" },
+	{ .name = "same history first: a higher offset in another history loses",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "parked", .crashed = true, .replid = "A" },
+	            { .serial = 2, .state = "replica", .offset = 100, .replid = "A" },
+	            { .serial = 3, .state = "replica", .offset = 500, .replid = "B" } },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Fencing | event:FailoverStarted | "
+	          "status:failover=Promoting | event:FailoverPromoting | promote:c-2 | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "event:FailoverCompleted" },
+	{ .name = "resume Fencing: a reachable old primary whose lease is not free is fenced first",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
+	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "primary", .offset = 10, .no_lease = true },
+	            { .serial = 2, .state = "replica", .offset = 10 } },
+	  .lease = L_HELD,
+	  .want = "fence:c-1 | status:failover=Promoting | event:FailoverPromoting | "
+	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "event:FailoverCompleted" },
+	{ .name = "resume Fencing: unreachable old primary, lease not free: wait it out",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
+	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "primary", .failures = 3 }, R2 },
+	  .lease = L_HELD,
+	  .want = "",
+	  .phase = "Failing over" },
+	{ .name = "resume Fencing: fence optional once the lease is free",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
+	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "booting" }, R2 },
+	  .lease = L_RELEASED,
+	  .want = "fence:c-1? | status:failover=Promoting | event:FailoverPromoting | "
+	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "event:FailoverCompleted" },
+	{ .name = "resume Promoting: target already primary with the lease: only finish",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
+	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "parked", .crashed = true },
+	            { .serial = 2, .state = "primary", .role = CTL_ROLE_REPLICA } },
+	  .lease = L_HELD,
+	  .holder = "c-2",
+	  .want = "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "event:FailoverCompleted" },
+	{ .name = "resume Promoting: target still a replica: promote again",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
+	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "parked", .crashed = true }, R2 },
+	  .lease = L_RELEASED,
+	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "event:FailoverCompleted" },
+	{ .name = "resume Promoting: target gone: elect again",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
+	            "\"c-1\",\"to\":\"c-9\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "parked", .crashed = true }, R2 },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Fencing | event:FailoverRetarget" },
+	{ .name = "resume Switchover: target is primary: finish and drop the annotation",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Switchover\",\"from\":"
+	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"requested\",\"startedAt\":\"" T0 "\"}}",
+	  .annotations = "{\"redis.io/switchover-to\":\"c-2\"}",
+	  .pods = { { .serial = 1, .state = "replica", .master = "10.0.0.2" },
+	            { .serial = 2, .state = "primary" } },
+	  .lease = L_HELD,
+	  .holder = "c-2",
+	  .want = "status:currentPrimary,targetPrimary,failover=null | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | cluster | "
+	          "event:SwitchoverCompleted" },
+	{ .name = "resume Switchover: old primary still primary: ask it again",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Switchover\",\"from\":"
+	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"requested\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { P1, R2 },
+	  .lease = L_HELD,
+	  .want = "switchover:c-1 | status:currentPrimary,targetPrimary,failover=null | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "event:SwitchoverCompleted" },
+	{ .name = "resume Switchover: failed half-way (old fenced, target replica): fail over",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Switchover\",\"from\":"
+	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"requested\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "primary", .fenced = true }, R2 },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Fencing | event:SwitchoverFailed" },
+	{ .name = "resume PrimaryRestart: back as primary: done",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"PrimaryRestart\","
+	            "\"from\":\"c-1\",\"to\":\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .spec = "{\"instances\":1}",
+	  .pods = { P1 },
+	  .lease = L_HELD,
+	  .want = "status:failover=null | event:PrimaryRestarted" },
+	{ .name = "resume PrimaryRestart: pod gone: recreate it, no failover",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"PrimaryRestart\","
+	            "\"from\":\"c-1\",\"to\":\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { R2, R3 },
+	  .lease = L_RELEASED,
+	  .want = "create:PersistentVolumeClaim:c-1 | create:Pod:c-1" },
+	{ .name = "failover delay: detected, not yet acted on",
+	  .spec = "{\"failover\":{\"delay\":\"5s\"}}",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "parked", .crashed = true }, R2 },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Fencing | event:FailoverStarted" },
+	{ .name = "no lease ever acquired: a new primary booting is not a failure",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "booting", .not_ready = true } },
+	  .lease = L_NEVER,
+	  .want = "" },
+	{ .name = "one instance crashed: promoted again in place",
+	  .spec = "{\"instances\":1}",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "parked", .crashed = true } },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Fencing | event:FailoverStarted | "
+	          "status:failover=Promoting | event:FailoverPromoting | promote:c-1 | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "event:FailoverCompleted" },
+	{ .name = "woken from hibernation: no failover, the primary is recreated",
+	  .status = ST_C1,
+	  .lease = L_RELEASED,
+	  .want = "create:PersistentVolumeClaim:c-1 | create:Pod:c-1",
+	  .phase = "Creating the primary" },
+	{ .name = "primary pod gone but its lease still held: wait before recreating it",
+	  .status = ST_C1,
+	  .spec = "{\"instances\":1}",
+	  .lease = L_HELD,
+	  .want = "" },
+	{ .name = "split brain: a replica claiming primary is fenced",
+	  .status = ST_C1,
+	  .pods = { P1, { .serial = 2, .state = "primary" }, R3 },
+	  .lease = L_HELD,
+	  .want = "fence:c-2 | event:SplitBrainFenced | replicate:c-2? | event:ReplicaRepointed" },
+	{ .name = "split brain judged on stale polls: nothing",
+	  .status = ST_C1,
+	  .pods = { P1, { .serial = 2, .state = "primary", .stale = true }, R3 },
+	  .lease = L_HELD,
+	  .want = "" },
+	{ .name = "replica following someone else is repointed; a fenced follower unfenced",
+	  .status = ST_C1,
+	  .pods = { P1,
+	            { .serial = 2, .state = "replica", .master = "10.0.0.9" },
+	            { .serial = 3, .state = "replica", .fenced = true, .fence_reason = "x" } },
+	  .lease = L_HELD,
+	  .want = "replicate:c-2? | event:ReplicaRepointed | unfence:c-3?" },
+	{ .name = "parked replica is repointed",
+	  .status = ST_C1,
+	  .pods = { P1, R2, { .serial = 3, .state = "parked" } },
+	  .lease = L_HELD,
+	  .want = "replicate:c-3? | event:ReplicaRepointed" },
+	{ .name = "user fencing and unfencing",
+	  .status = ST_C1,
+	  .annotations = "{\"redis.io/fencedInstances\":\"[\\\"c-2\\\"]\"}",
+	  .pods = { P1,
+	            R2,
+	            { .serial = 3,
+	              .state = "replica",
+	              .fenced = true,
+	              .fence_reason = CTL_USER_FENCE_REASON } },
+	  .lease = L_HELD,
+	  .want = "fence:c-2? | event:Fenced | unfence:c-3? | event:Unfenced" },
+	{ .name = "live settings pushed to rolled-out ready pods only",
+	  .status = ST_C1,
+	  .pods = { P1,
+	            { .serial = 2, .state = "replica", .old_live = true },
+	            { .serial = 3, .state = "replica", .old_live = true, .not_ready = true } },
+	  .lease = L_HELD,
+	  .want = "config:c-2 | patch:Pod:c-2:live | event:ConfigApplied" },
+	{ .name = "rolling update: the most lagging outdated replica first",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .old_spec = true },
+	            { .serial = 2, .state = "replica", .old_spec = true, .lag = 10 },
+	            { .serial = 3, .state = "replica", .old_spec = true, .lag = 20 } },
+	  .lease = L_HELD,
+	  .want = "delete:Pod:c-3 | event:RollingUpdate",
+	  .phase = "Upgrading" },
+	{ .name = "rolling update: waits while an instance is not ready",
+	  .status = ST_C1,
+	  .pods = { P1,
+	            { .serial = 2, .state = "replica", .old_spec = true },
+	            { .serial = 3, .state = "replica", .not_ready = true } },
+	  .lease = L_HELD,
+	  .want = "",
+	  .phase = "Upgrading" },
+	{ .name = "rolling update: the primary last, by switchover to the best replica",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .old_spec = true },
+	            { .serial = 2, .state = "replica", .offset = 990 },
+	            { .serial = 3, .state = "replica", .offset = 995 } },
+	  .lease = L_HELD,
+	  .want = "status:failover=Switchover | event:SwitchoverStarted | switchover:c-1 | "
+	          "status:currentPrimary,targetPrimary,failover=null | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-3:role=primary | "
+	          "event:SwitchoverCompleted",
+	  .phase = "Switching over" },
+	{ .name = "rolling update: supervised waits for approval",
+	  .spec = "{\"primaryUpdateStrategy\":\"supervised\"}",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .old_spec = true }, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "",
+	  .phase = "Waiting for the user to approve the primary's update" },
+	{ .name = "rolling update: method restart deletes the primary in place",
+	  .spec = "{\"primaryUpdateMethod\":\"restart\"}",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .old_spec = true }, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "status:failover=PrimaryRestart | delete:Pod:c-1 | event:RollingUpdate" },
+	{ .name = "rolling update: lone emptyDir primary is not restarted without approval",
+	  .spec = "{\"instances\":1,\"storage\":{\"type\":\"emptyDir\"}}",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .old_spec = true } },
+	  .no_pvcs = true,
+	  .lease = L_HELD,
+	  .want = "event:PrimaryRestartSkipped",
+	  .phase = "Primary update skipped" },
+	{ .name = "scale down: highest serials first, PVCs too, never the primary",
+	  .spec = "{\"instances\":2}",
+	  .status = "{\"currentPrimary\":\"c-5\"}",
+	  .pods = { R2,
+	            { .serial = 3, .state = "replica" },
+	            { .serial = 4, .state = "replica" },
+	            { .serial = 5, .state = "primary" } },
+	  .lease = L_HELD,
+	  .want = "delete:Pod:c-4 | event:ScaleDown | delete:PersistentVolumeClaim:c-4 | "
+	          "delete:Pod:c-3 | event:ScaleDown | delete:PersistentVolumeClaim:c-3" },
+	{ .name = "scale up: new serials after the highest ever seen",
+	  .spec = "{\"instances\":4}",
+	  .status = ST_C1,
+	  .pods = { P1, { .serial = 5, .state = "replica" } },
+	  .lease = L_HELD,
+	  .want = "create:PersistentVolumeClaim:c-6 | create:Pod:c-6 | "
+	          "create:PersistentVolumeClaim:c-7 | create:Pod:c-7" },
+	{ .name = "hibernation: pods deleted, PVCs kept, nothing else",
+	  .annotations = "{\"redis.io/hibernation\":\"on\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "delete:Pod:c-1 | delete:Pod:c-2 | delete:Pod:c-3 | event:Hibernating",
+	  .phase = "Hibernated" },
+	{ .name = "switchover on request",
+	  .annotations = "{\"redis.io/switchover-to\":\"c-3\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "status:failover=Switchover | event:SwitchoverStarted | switchover:c-1 | "
+	          "status:currentPrimary,targetPrimary,failover=null | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-3:role=primary | cluster | "
+	          "event:SwitchoverCompleted" },
+	{ .name = "switchover to the primary itself: annotation dropped",
+	  .annotations = "{\"redis.io/switchover-to\":\"c-1\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "cluster | event:SwitchoverNotNeeded" },
+	{ .name = "role label repaired",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .role = CTL_ROLE_REPLICA },
+	            { .serial = 2, .state = "replica", .role = CTL_ROLE_PRIMARY } },
+	  .lease = L_HELD,
+	  .want = "create:PersistentVolumeClaim:c-3 | create:Pod:c-3 | "
+	          "patch:Pod:c-2:role=replica | patch:Pod:c-1:role=primary" },
+	{ .name = "missing auth Secret: wait",
+	  .spec = "{\"authSecret\":{\"name\":\"mine\"}}",
+	  .status = ST_C1,
+	  .pods = { P1 },
+	  .lease = L_HELD,
+	  .want = "event:AuthSecretMissing",
+	  .phase = "Waiting for the auth Secret" },
+	{ .name = "changed service and PDB are patched, stale NetworkPolicy deleted",
+	  .spec = "{\"enablePodDisruptionBudget\":false}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "" /* overwritten below: see the world hook */ },
+	{ .name = "auth Secret: its resourceVersion recorded the first time",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .auth_rv = "41",
+	  .want = "status:secretsResourceVersion" },
+	{ .name = "auth Secret changed: old passwords kept during the grace",
+	  .status = "{\"currentPrimary\":\"c-1\",\"secretsResourceVersion\":{\"c-auth\":\"41\"}}",
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .auth_rv = "42",
+	  .auth_seen_ago = 5000,
+	  .want = "" },
+	{ .name = "auth Secret changed: after the grace, old passwords dropped everywhere",
+	  .status = "{\"currentPrimary\":\"c-1\",\"secretsResourceVersion\":{\"c-auth\":\"41\"}}",
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .auth_rv = "42",
+	  .auth_seen_ago = 95000,
+	  .want = "config:c-1 | config:c-2 | config:c-3 | event:PasswordRotated | "
+	          "status:secretsResourceVersion" },
+	{ .name = "auth Secret changed: a pod not ready holds the drop back",
+	  .status = "{\"currentPrimary\":\"c-1\",\"secretsResourceVersion\":{\"c-auth\":\"41\"}}",
+	  .pods = { P1, R2, { .serial = 3, .state = "replica", .not_ready = true } },
+	  .lease = L_HELD,
+	  .auth_rv = "42",
+	  .auth_seen_ago = 95000,
+	  .want = "" },
+	{ .name = "storage grows in place",
+	  .spec = "{\"storage\":{\"size\":\"2Gi\"}}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .pvc_bytes = 1073741824,
+	  .lease = L_HELD,
+	  .want = "patch:PersistentVolumeClaim:c-1 | event:StorageResized | "
+	          "patch:PersistentVolumeClaim:c-2 | event:StorageResized | "
+	          "patch:PersistentVolumeClaim:c-3 | event:StorageResized" },
+	{ .name = "sentinel mode is refused",
+	  .spec = "{\"mode\":\"sentinel\"}",
+	  .status = ST_C1,
+	  .lease = L_HELD,
+	  .want = "",
+	  .phase = "Unsupported" },
+};
+
+/* Per-case tweaks of the world that the table cannot say. */
+static void hook(size_t i, struct world *w)
+{
+	if (strncmp(cases[i].name, "changed service", 15) == 0) {
+		json_object_set_new(json_object_get(w->v.child[CTL_CHILD_SVC_LEADER], "spec"),
+		                    "selector", json_pack("{s:s}", "x", "y"));
+		w->v.child[CTL_CHILD_PDB_PRIMARY] =
+		        json_pack("{s:{s:s}}", "metadata", "name", "c-primary");
+		w->v.child[CTL_CHILD_NETPOL] = json_pack("{s:{s:s}}", "metadata", "name", "c");
+	}
+	if (strncmp(cases[i].name, "missing auth", 12) == 0)
+		w->v.auth_secret_missing = true;
+}
+
+static const char *const hook_want[] = {
+	"changed service",
+	"delete:NetworkPolicy:c | patch:Service:c-leader | delete:PodDisruptionBudget:c-primary",
+};
+
+START_TEST(plan_cases)
+{
+	const struct scenario *s = &cases[_i];
+	struct world w;
+	struct ctl_plan p;
+	const char *want = s->want;
+	char *got;
+
+	world_init(&w, s);
+	hook(_i, &w);
+	if (strncmp(s->name, hook_want[0], strlen(hook_want[0])) == 0)
+		want = hook_want[1];
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	got = signature(&p);
+	ck_assert_msg(strcmp(got, want) == 0, "%s:\n  want %s\n  got  %s", s->name, want, got);
+	if (s->phase)
+		ck_assert_msg(p.phase && strcmp(p.phase, s->phase) == 0, "%s: phase %s", s->name,
+		              p.phase ? p.phase : "(none)");
+	free(got);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
+/* A plan's status, once written, is not written again (and the cluster at rest plans
+ * nothing): the reconcile loop converges. Offsets alone do not cause a write. */
+START_TEST(status_converges)
+{
+	const struct scenario *s = &cases[1];
+	struct world w;
+	struct ctl_plan p;
+
+	world_init(&w, s);
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	ck_assert_ptr_nonnull(p.status);
+	ck_assert_str_eq(ctl_json_str(p.status, "phase"), "Healthy");
+	ck_assert_int_eq(json_integer_value(json_object_get(p.status, "readyInstances")), 3);
+	ck_assert_str_eq(ctl_json_str(p.status, "conditions[0].status"), "True");
+	ck_assert_ptr_nonnull(json_object_get(p.status, "timeToReadySeconds"));
+	json_object_update(json_object_get(w.obj, "status"), p.status);
+	ctl_plan_release(&p);
+	w.pods[1].inst.offset += 5000; /* volatile */
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	ck_assert_int_eq(p.n, 0);
+	ck_assert_ptr_null(p.status);
+	ctl_plan_release(&p);
+	w.v.refresh_volatile = true;
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	ck_assert_ptr_nonnull(p.status);
+	ctl_plan_release(&p);
+	w.v.refresh_volatile = false;
+	w.pods[2].inst.fenced = true; /* not volatile */
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	ck_assert_ptr_nonnull(p.status);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
+/* Failed after spec.failedAfter of not being ready. */
+START_TEST(status_failed_after)
+{
+	struct scenario s = cases[3];
+	struct world w;
+	struct ctl_plan p;
+
+	s.status =
+	        "{\"currentPrimary\":\"c-1\",\"conditions\":[{\"type\":\"Ready\",\"status\":"
+	        "\"False\",\"reason\":\"x\",\"message\":\"\",\"lastTransitionTime\":\"" OLD "\"}]}";
+	world_init(&w, &s);
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	ck_assert_ptr_nonnull(p.status);
+	ck_assert_str_eq(ctl_json_str(p.status, "conditions[4].type"), "Failed");
+	ck_assert_str_eq(ctl_json_str(p.status, "conditions[4].status"), "True");
+	ck_assert_str_eq(ctl_json_str(p.status, "conditions[0].lastTransitionTime"), OLD);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
+/* The election alone: reachable, serving replicas of the right history only. */
+START_TEST(elect_rules)
+{
+	struct scenario s = {
+		.status = ST_C1,
+		.pods = { { .serial = 1, .state = "parked", .crashed = true, .replid = "A" },
+		          { .serial = 2, .state = "replica", .offset = 500, .failures = 2 },
+		          { .serial = 3, .state = "replica", .offset = 400, .deleting = true },
+		          { .serial = 4, .state = "booting", .offset = 900 },
+		          { .serial = 5, .state = "replica", .offset = 300 },
+		          { .serial = 6, .state = "replica", .offset = 300 } },
+		.lease = L_RELEASED
+	};
+	struct world w;
+	const struct ctl_pod *p;
+
+	world_init(&w, &s);
+	p = plan_elect(&w.v, "c-1", "A");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(p->name, "c-5"); /* ties go to the lower serial */
+	w.pods[4].inst.loading = true;
+	ck_assert_str_eq(plan_elect(&w.v, "c-1", "A")->name, "c-6");
+	snprintf(w.pods[5].inst.link, sizeof(w.pods[5].inst.link), "syncing");
+	ck_assert_ptr_null(plan_elect(&w.v, "c-1", "A"));
+	world_release(&w);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("controller_plan");
+	TCase *t = tcase_create("all");
+
+	tcase_add_loop_test(t, plan_cases, 0, ARRAY_LEN(cases));
+	tcase_add_test(t, status_converges);
+	tcase_add_test(t, status_failed_after);
+	tcase_add_test(t, elect_rules);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+UNIT_MAIN(suite)
