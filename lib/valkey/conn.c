@@ -351,7 +351,10 @@ static int expect_ok(struct vk_conn *c, int argc, const char *const *argv, bool 
 
 	if (rc)
 		return rc;
-	if (rep(r)->type != REDIS_REPLY_STATUS || strcmp(rep(r)->str, "OK") != 0)
+	/* "+OK" or "+OK <detail>": REPLICAOF of the primary already followed answers
+	 * "+OK Already connected to specified master", which is success too. */
+	if (rep(r)->type != REDIS_REPLY_STATUS || strncmp(rep(r)->str, "OK", 2) != 0 ||
+	    (rep(r)->str[2] != '\0' && rep(r)->str[2] != ' '))
 		rc = err_set(e, -EPROTO, "%s: %s: expected +OK", c->addr, argv[0]);
 	vk_reply_free(r);
 	return rc;
