@@ -18,7 +18,6 @@
  * verification calls GnuTLS, which is linked through libmicrohttpd: its two functions
  * are looked up with dlsym at start-up (no extra link flag needed).
  */
-#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +31,7 @@
 #include "instance/inst.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/httpd.h"
 #include "lib/log.h"
 
 #define HTTP_CONN_LIMIT   64
@@ -52,32 +52,6 @@ struct hreq {
 static int (*tls_verify_peers2)(void *session, unsigned int *status);
 static const void *(*tls_get_peers)(void *session, unsigned int *list_size);
 
-static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *type,
-                                 char *text)
-{
-	struct MHD_Response *r =
-	        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	enum MHD_Result rc;
-
-	MHD_add_response_header(r, "Content-Type", type);
-	rc = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return rc;
-}
-
-static enum MHD_Result send_json(struct MHD_Connection *c, unsigned status, json_t *j)
-{
-	char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
-
-	json_decref(j);
-	return send_text(c, status, "application/json", text);
-}
-
-static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *msg)
-{
-	return send_json(c, status, json_pack("{s:s}", "error", msg));
-}
-
 static void snapshot(struct inst *in, struct inst_snapshot *s)
 {
 	pthread_mutex_lock(&in->mu);
@@ -96,7 +70,7 @@ static enum MHD_Result h_healthz(struct inst *in, struct MHD_Connection *c, stru
 {
 	(void)in;
 	(void)r;
-	return send_json(c, 200, json_pack("{s:s}", "status", "ok"));
+	return httpd_reply_json(c, 200, json_pack("{s:s}", "status", "ok"));
 }
 
 static enum MHD_Result h_readyz(struct inst *in, struct MHD_Connection *c, struct hreq *r)
@@ -109,8 +83,8 @@ static enum MHD_Result h_readyz(struct inst *in, struct MHD_Connection *c, struc
 	snapshot(in, s);
 	ready = inst_status_ready(s, clock_wall_ms(), max_age(in), &why);
 	free(s);
-	return send_json(c, ready ? 200 : 503,
-	                 json_pack("{s:b,s:s}", "ready", ready, "reason", ready ? "" : why));
+	return httpd_reply_json(c, ready ? 200 : 503,
+	                        json_pack("{s:b,s:s}", "ready", ready, "reason", ready ? "" : why));
 }
 
 static enum MHD_Result h_status(struct inst *in, struct MHD_Connection *c, struct hreq *r)
@@ -125,7 +99,7 @@ static enum MHD_Result h_status(struct inst *in, struct MHD_Connection *c, struc
 	snapshot(in, s);
 	inst_status_json(s, clock_wall_ms(), max_age(in), &out);
 	free(s);
-	return send_text(c, 200, "application/json", buf_detach(&out, NULL));
+	return httpd_reply(c, 200, "application/json", buf_detach(&out, NULL));
 }
 
 static enum MHD_Result h_metrics(struct inst *in, struct MHD_Connection *c, struct hreq *r)
@@ -137,7 +111,7 @@ static enum MHD_Result h_metrics(struct inst *in, struct MHD_Connection *c, stru
 	snapshot(in, s);
 	inst_metrics_render(s, clock_wall_ms(), max_age(in), &out);
 	free(s);
-	return send_text(c, 200, "text/plain; version=0.0.4", buf_detach(&out, NULL));
+	return httpd_reply(c, 200, "text/plain; version=0.0.4", buf_detach(&out, NULL));
 }
 
 /* --- mutations ----------------------------------------------------------------------- */
@@ -161,15 +135,15 @@ static enum MHD_Result h_mutation(struct inst *in, struct MHD_Connection *c, str
 	struct inst_cmd *cmd;
 
 	if (in->http_tls && !client_cert_ok(c))
-		return send_error(c, 401,
-		                  "a client certificate signed by the operator's CA is "
-		                  "required");
+		return httpd_reply_error(c, 401,
+		                         "a client certificate signed by the operator's CA is "
+		                         "required");
 	if (r->too_big)
-		return send_error(c, 413, "body: larger than the limit of 65536 bytes");
+		return httpd_reply_error(c, 413, "body: larger than the limit of 65536 bytes");
 	cmd = xcalloc(1, sizeof(*cmd));
 	if (inst_request_parse((enum inst_op)op, r->body.data, r->body.len, &cmd->req, &e) < 0) {
 		free(cmd);
-		return send_error(c, e.code == -EMSGSIZE ? 413 : 400, e.msg);
+		return httpd_reply_error(c, e.code == -EMSGSIZE ? 413 : 400, e.msg);
 	}
 	cmd->conn = c;
 	r->cmd = cmd;
@@ -212,20 +186,6 @@ static const struct route metrics_routes[] = {
 	{ NULL, NULL, NULL },
 };
 
-static enum MHD_Result not_allowed(struct MHD_Connection *c, const char *allow)
-{
-	struct MHD_Response *resp;
-	char *text = xstrdup("{\"error\":\"method not allowed\"}");
-	enum MHD_Result rc;
-
-	resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(resp, "Content-Type", "application/json");
-	MHD_add_response_header(resp, "Allow", allow);
-	rc = MHD_queue_response(c, 405, resp);
-	MHD_destroy_response(resp);
-	return rc;
-}
-
 static enum MHD_Result route(struct inst *in, const struct route *routes, bool api,
                              struct MHD_Connection *c, const char *url, const char *method,
                              struct hreq *r)
@@ -236,14 +196,14 @@ static enum MHD_Result route(struct inst *in, const struct route *routes, bool a
 		if (strcmp(rt->path, url) != 0)
 			continue;
 		if (strcmp(method, rt->method) != 0 && strcmp(method, "HEAD") != 0)
-			return not_allowed(c, rt->method);
+			return httpd_reply_not_allowed(c, rt->method);
 		return rt->fn(in, c, r);
 	}
 	if (op >= 0 && strcmp(method, "POST") != 0)
-		return not_allowed(c, "POST");
+		return httpd_reply_not_allowed(c, "POST");
 	if (op >= 0)
 		return h_mutation(in, c, r, op);
-	return send_error(c, 404, "no such endpoint");
+	return httpd_reply_error(c, 404, "no such endpoint");
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
@@ -270,7 +230,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		char *body = r->cmd->body ? r->cmd->body : xstrdup("{}");
 
 		r->cmd->body = NULL;
-		return send_text(c, r->cmd->status, "application/json", body);
+		return httpd_reply(c, r->cmd->status, "application/json", body);
 	}
 	if (r->cmd)
 		return MHD_YES; /* spurious call while suspended */
@@ -336,25 +296,20 @@ static char *read_pem(const char *dir, const char *name)
 static struct MHD_Daemon *start(struct inst *in, int port, MHD_AccessHandlerCallback fn, bool tls,
                                 char *const pem[3])
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-	                 MHD_ALLOW_SUSPEND_RESUME | (tls ? MHD_USE_TLS : 0);
+	struct httpd_opts o = { .address = in->set.http_address,
+		                .port = port,
+		                .conn_limit = HTTP_CONN_LIMIT,
+		                .conn_timeout_s = HTTP_CONN_TIMEOUT,
+		                .thread_stack = HTTP_STACK,
+		                .suspend_resume = true,
+		                .completed = completed };
 
-	if (inet_pton(AF_INET, in->set.http_address, &sa.sin_addr) != 1)
-		return NULL;
-	if (!tls)
-		return MHD_start_daemon(
-		        flags, (uint16_t)port, NULL, NULL, fn, in, MHD_OPTION_SOCK_ADDR, &sa,
-		        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_CONNECTION_LIMIT,
-		        HTTP_CONN_LIMIT, MHD_OPTION_CONNECTION_TIMEOUT, HTTP_CONN_TIMEOUT,
-		        MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_STACK, MHD_OPTION_END);
-	return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, fn, in, MHD_OPTION_SOCK_ADDR,
-	                        &sa, MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
-	                        MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
-	                        MHD_OPTION_CONNECTION_TIMEOUT, HTTP_CONN_TIMEOUT,
-	                        MHD_OPTION_THREAD_STACK_SIZE, (size_t)HTTP_STACK,
-	                        MHD_OPTION_HTTPS_MEM_CERT, pem[0], MHD_OPTION_HTTPS_MEM_KEY, pem[1],
-	                        MHD_OPTION_HTTPS_MEM_TRUST, pem[2], MHD_OPTION_END);
+	if (tls) {
+		o.tls_cert = pem[0];
+		o.tls_key = pem[1];
+		o.tls_trust = pem[2];
+	}
+	return httpd_start(&o, fn, in);
 }
 
 static void load_tls(struct inst *in, char *pem[3])
@@ -395,9 +350,7 @@ int inst_http_start(struct inst *in, struct err *e)
 
 void inst_http_stop(struct inst *in)
 {
-	if (in->http)
-		MHD_stop_daemon(in->http);
-	if (in->metrics)
-		MHD_stop_daemon(in->metrics);
+	httpd_stop(in->http);
+	httpd_stop(in->metrics);
 	in->http = in->metrics = NULL;
 }

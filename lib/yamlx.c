@@ -11,18 +11,16 @@
 #include "yamlx.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <yaml.h>
 
 #include "lib/alloc.h"
+#include "lib/file.h"
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
 
@@ -293,8 +291,7 @@ static int add_merge(struct yamlx_loader *l, struct yamlx_frame *f, json_t *v, c
 		json_array_append_new(f->merges, v);
 		return 0;
 	}
-	json_array_foreach(v, i, src)
-	{
+	json_array_foreach (v, i, src) {
 		if (!json_is_object(src))
 			ok = false;
 	}
@@ -314,10 +311,8 @@ static void apply_merges(struct yamlx_frame *f)
 	json_t *src, *v;
 	const char *k;
 
-	json_array_foreach(f->merges, i, src)
-	{
-		json_object_foreach(src, k, v)
-		{
+	json_array_foreach (f->merges, i, src) {
+		json_object_foreach (src, k, v) {
 			if (!json_object_get(f->node, k))
 				json_object_set(f->node, k, v);
 		}
@@ -454,16 +449,14 @@ static void tree_size(json_t *j, size_t *nodes, size_t *depth)
 
 	*nodes += 1;
 	if (json_is_object(j)) {
-		json_object_foreach(j, k, v)
-		{
+		json_object_foreach (j, k, v) {
 			d = 0;
 			*nodes += 1;
 			tree_size(v, nodes, &d);
 			max = d > max ? d : max;
 		}
 	}
-	json_array_foreach(j, i, v)
-	{
+	json_array_foreach (j, i, v) {
 		d = 0;
 		tree_size(v, nodes, &d);
 		max = d > max ? d : max;
@@ -599,64 +592,6 @@ int yamlx_load(const char *data, size_t len, json_t **docs_out, struct err *e)
 
 /* --- files -------------------------------------------------------------------------------- */
 
-/* Grows a buffer that may hold secrets: the old copy is wiped, not left to realloc. */
-static void grow_wiped(char **p, size_t *cap, size_t new_cap, size_t used)
-{
-	char *q = xmalloc(new_cap);
-
-	memcpy(q, *p, used);
-	secure_zero(*p, *cap);
-	free(*p);
-	*p = q;
-	*cap = new_cap;
-}
-
-/* Reads all of fd, at most max bytes, into *out (the caller wipes and frees it). */
-static int read_all(int fd, size_t max, size_t hint, char **out, size_t *len)
-{
-	size_t cap = (hint < max ? hint : max) + 1, n = 0;
-	char *p = xmalloc(cap);
-	ssize_t got = 0;
-
-	for (;;) {
-		if (n == cap && cap > max)
-			break;
-		if (n == cap)
-			grow_wiped(&p, &cap, cap > max / 2 ? max + 1 : cap * 2, n);
-		got = read(fd, p + n, cap - n);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	*out = p;
-	*len = n;
-	if (got < 0)
-		return -errno;
-	return n > max ? -EMSGSIZE : 0;
-}
-
-static int read_file(const char *path, size_t max, char **out, size_t *len, struct err *e)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct stat st;
-	char tmp[128];
-	int r;
-
-	if (fd < 0)
-		return err_set(e, -errno, "%s: %s", path, strerror_r(errno, tmp, sizeof(tmp)));
-	r = fstat(fd, &st) < 0 ? -errno : 0;
-	if (r == 0)
-		r = read_all(fd, max, S_ISREG(st.st_mode) ? (size_t)st.st_size : 4096, out, len);
-	close(fd);
-	if (r == -EMSGSIZE)
-		return err_set(e, r, "%s: larger than %zu bytes", path, max);
-	if (r < 0)
-		return err_set(e, r, "%s: %s", path, strerror_r(-r, tmp, sizeof(tmp)));
-	return 0;
-}
-
 int yamlx_load_file(const char *path, size_t max_len, json_t **docs_out, struct err *e)
 {
 	struct err le;
@@ -665,7 +600,7 @@ int yamlx_load_file(const char *path, size_t max_len, json_t **docs_out, struct 
 	int r;
 
 	err_clear(&le);
-	r = read_file(path, max_len, &data, &len, e);
+	r = file_read_all_secret(path, max_len, &data, &len, e);
 	if (r == 0)
 		r = yamlx_load(data, len, docs_out, &le);
 	if (data) {

@@ -28,7 +28,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +36,7 @@
 
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/file.h"
 #include "lib/jsonx.h"
 #include "lib/yamlx.h"
 
@@ -53,60 +53,26 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Records why path could not be used; returns r. */
-static int file_error(struct err *e, const char *path, int r, size_t max)
-{
-	char tmp[128];
-
-	if (r == -EMSGSIZE)
-		err_set(e, r, "%s: larger than %zu bytes", path, max);
-	else if (r == -EINVAL)
-		err_set(e, r, "%s: contains a NUL byte", path);
-	else
-		err_set(e, r, "%s: %s", path, strerror_r(-r, tmp, sizeof(tmp)));
-	return r;
-}
-
-/* Reads fd into p (max + 1 bytes): 0, -errno, -EMSGSIZE past max, -EINVAL for a NUL byte. */
-static int read_bounded(int fd, char *p, size_t max, size_t *len)
-{
-	size_t n = 0;
-	ssize_t got;
-
-	do {
-		got = read(fd, p + n, max + 1 - n);
-		n += got > 0 ? (size_t)got : 0;
-	} while ((got > 0 || (got < 0 && errno == EINTR)) && n <= max);
-	*len = n;
-	if (got < 0)
-		return errno > 0 ? -errno : -EIO;
-	if (n > max)
-		return -EMSGSIZE;
-	return memchr(p, '\0', n) ? -EINVAL : 0;
-}
-
 /* *out = the file's text without surrounding whitespace. The read buffer is wiped. */
 static int read_trimmed(const char *path, size_t max, char **out, struct err *e)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t n = 0, start = 0;
+	size_t len = 0, start = 0, end;
 	char *p;
-	int r;
+	int r = file_read_all_secret(path, max, &p, &len, e);
 
-	if (fd < 0)
-		return file_error(e, path, errno > 0 ? -errno : -EIO, max);
-	p = xmalloc(max + 1);
-	r = read_bounded(fd, p, max, &n);
-	close(fd);
-	while (n > 0 && is_space(p[n - 1]))
-		n--;
-	while (start < n && is_space(p[start]))
+	if (r < 0)
+		return r;
+	if (memchr(p, '\0', len))
+		r = err_set(e, -EINVAL, "%s: contains a NUL byte", path);
+	for (end = len; end > 0 && is_space(p[end - 1]);)
+		end--;
+	while (start < end && is_space(p[start]))
 		start++;
 	if (r == 0)
-		*out = xstrndup(p + start, n - start);
-	secure_zero(p, max + 1);
+		*out = xstrndup(p + start, end - start);
+	secure_zero(p, len);
 	free(p);
-	return r == 0 ? 0 : file_error(e, path, r, max);
+	return r;
 }
 
 /* A bearer token goes into an HTTP header: printable ASCII, no spaces, not empty. */
@@ -527,12 +493,10 @@ static void wipe_strings(json_t *j)
 
 	if (json_is_string(j))
 		secure_zero((char *)json_string_value(j), json_string_length(j));
-	json_object_foreach(j, k, v)
-	{
+	json_object_foreach (j, k, v) {
 		wipe_strings(v);
 	}
-	json_array_foreach(j, i, v)
-	{
+	json_array_foreach (j, i, v) {
 		wipe_strings(v);
 	}
 }

@@ -26,9 +26,8 @@ cases_dir="$root/test/api/invalid-manifests"
 samples_dir="$root/config/samples"
 filter=${CASES:-}
 
-passed=0 failed=0
-pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
-fail() { failed=$((failed + 1)); printf 'FAIL %s: %s\n' "$1" "$2"; }
+. "$root/test/lib.sh"
+CHECK_OK=PASS CHECK_FAIL=FAIL
 work=$(mktemp -d)
 ns="crd-test-$$-$RANDOM"
 cleanup() {
@@ -51,9 +50,9 @@ if k apply --server-side --force-conflicts -k "$root/config/crd" >"$work/out" 2>
 	k wait --for=condition=Established --timeout=60s \
 		crd/redisclusters.redis.io crd/redisbackups.redis.io crd/redisscheduledbackups.redis.io \
 		>/dev/null 2>>"$work/err"; then
-	pass "install CRDs"
+	check_pass "install CRDs"
 else
-	fail "install CRDs" "$(oneline "$work/err")"
+	check_fail "install CRDs" "$(oneline "$work/err")"
 	echo "$passed passed, $failed failed"
 	exit 1
 fi
@@ -66,9 +65,9 @@ fi
 for f in "$samples_dir"/redis_*.yaml; do
 	name="sample $(basename "$f" .yaml)"
 	if k -n "$ns" create --dry-run=server -f "$f" >/dev/null 2>"$work/err"; then
-		pass "$name"
+		check_pass "$name"
 	else
-		fail "$name" "rejected: $(oneline "$work/err")"
+		check_fail "$name" "rejected: $(oneline "$work/err")"
 	fi
 done
 
@@ -78,15 +77,15 @@ run_invalid() {
 	name=$(basename "$f" .yaml)
 	want=$(expect_of "$f")
 	if [ -z "$want" ]; then
-		fail "$name" "no '# expect:' line"
+		check_fail "$name" "no '# expect:' line"
 		return
 	fi
 	if k -n "$ns" create --dry-run=server -f "$f" >/dev/null 2>"$work/err"; then
-		fail "$name" "accepted, expected rejection with: $want"
+		check_fail "$name" "accepted, expected rejection with: $want"
 	elif grep -qF -- "$want" "$work/err"; then
-		pass "$name"
+		check_pass "$name"
 	else
-		fail "$name" "rejected, but without \"$want\": $(oneline "$work/err")"
+		check_fail "$name" "rejected, but without \"$want\": $(oneline "$work/err")"
 	fi
 }
 
@@ -98,22 +97,22 @@ run_transition() {
 	awk -v a="$work/old.yaml" -v b="$work/new.yaml" \
 		'BEGIN { out = a } /^---[[:space:]]*$/ { out = b; next } { print > out }' "$f"
 	if [ -z "$want" ] || [ ! -s "$work/new.yaml" ]; then
-		fail "$name" "needs a '# expect:' line and two documents separated by ---"
+		check_fail "$name" "needs a '# expect:' line and two documents separated by ---"
 		rm -f "$work/old.yaml" "$work/new.yaml"
 		return
 	fi
 	if ! k -n "$ns" apply --server-side --field-manager=crd-test -f "$work/old.yaml" \
 		>/dev/null 2>"$work/err"; then
-		fail "$name" "the old object was rejected: $(oneline "$work/err")"
+		check_fail "$name" "the old object was rejected: $(oneline "$work/err")"
 	elif k -n "$ns" apply --server-side --field-manager=crd-test -f "$work/new.yaml" \
 		>/dev/null 2>"$work/err"; then
-		if [ "$want" = accept ]; then pass "$name"; else fail "$name" "update accepted, expected: $want"; fi
+		if [ "$want" = accept ]; then check_pass "$name"; else check_fail "$name" "update accepted, expected: $want"; fi
 	elif [ "$want" = accept ]; then
-		fail "$name" "update rejected: $(oneline "$work/err")"
+		check_fail "$name" "update rejected: $(oneline "$work/err")"
 	elif grep -qF -- "$want" "$work/err"; then
-		pass "$name"
+		check_pass "$name"
 	else
-		fail "$name" "rejected, but without \"$want\": $(oneline "$work/err")"
+		check_fail "$name" "rejected, but without \"$want\": $(oneline "$work/err")"
 	fi
 	k -n "$ns" delete -f "$work/old.yaml" --wait=false >/dev/null 2>&1
 	rm -f "$work/old.yaml" "$work/new.yaml"
@@ -129,13 +128,13 @@ for f in "$cases_dir"/*.yaml; do
 	*) run_invalid "$f" ;;
 	esac
 done
-[ "$ncases" -gt 0 ] || fail "invalid manifests" "no case files in $cases_dir"
+[ "$ncases" -gt 0 ] || check_fail "invalid manifests" "no case files in $cases_dir"
 
 # --- behaviour of the API itself ---
-check() { # name, command...; passes when the command succeeds
+api_check() { # name, command...; passes when the command succeeds
 	local name=$1
 	shift
-	if "$@" >"$work/out" 2>"$work/err"; then pass "$name"; else fail "$name" "$(oneline "$work/err") $(oneline "$work/out")"; fi
+	if "$@" >"$work/out" 2>"$work/err"; then check_pass "$name"; else check_fail "$name" "$(oneline "$work/err") $(oneline "$work/out")"; fi
 }
 cat >"$work/api.yaml" <<'EOF'
 apiVersion: redis.io/v1
@@ -191,17 +190,15 @@ scale_cluster_refused() {
 short_names_ok() {
 	k -n "$ns" get redisc,redisb,redissb >/dev/null
 }
-check "create a minimal RedisCluster" k -n "$ns" apply --server-side --field-manager=crd-test -f "$work/api.yaml"
-check "schema defaults are applied" defaults_ok
-check "kubectl get redisc shows Instances/Ready/Phase/Primary/Age" columns_ok
-check "short names redisc, redisb, redissb" short_names_ok
-check "kubectl get redisb works" backup_columns_ok
-check "kubectl scale redisc --replicas=5 sets spec.instances" scaled_ok
-check "create a cluster-mode RedisCluster" k -n "$ns" apply --server-side --field-manager=crd-test -f "$work/api-cluster.yaml"
-check "kubectl scale is refused in cluster mode" scale_cluster_refused
+api_check "create a minimal RedisCluster" k -n "$ns" apply --server-side --field-manager=crd-test -f "$work/api.yaml"
+api_check "schema defaults are applied" defaults_ok
+api_check "kubectl get redisc shows Instances/Ready/Phase/Primary/Age" columns_ok
+api_check "short names redisc, redisb, redissb" short_names_ok
+api_check "kubectl get redisb works" backup_columns_ok
+api_check "kubectl scale redisc --replicas=5 sets spec.instances" scaled_ok
+api_check "create a cluster-mode RedisCluster" k -n "$ns" apply --server-side --field-manager=crd-test -f "$work/api-cluster.yaml"
+api_check "kubectl scale is refused in cluster mode" scale_cluster_refused
 
 echo "$passed passed, $failed failed"
-if [ -n "${RESULTS:-}" ]; then
-	mkdir -p "$RESULTS" && echo "$passed $failed" >"$RESULTS/crd.counts"
-fi
+[ -z "${RESULTS:-}" ] || counts_write crd >/dev/null
 [ "$failed" -eq 0 ]

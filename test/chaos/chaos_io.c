@@ -10,7 +10,7 @@
 #include <time.h>
 
 #include "lib/alloc.h"
-#include "lib/buf.h"
+#include "lib/file.h"
 #include "test/chaos/chaos_io.h"
 #include "test/chaos/chaos_log.h"
 
@@ -37,27 +37,8 @@ int64_t chaos_wall_us(void)
 
 int chaos_read_file(const char *path, char **out, size_t *len, struct err *e)
 {
-	struct buf b = BUF_INIT(CHAOS_IO_FILE_MAX);
-	char chunk[65536];
-	size_t n;
-	int rc = 0;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return err_set(e, chaos_errno(), "%s: %s", path, strerror(errno));
-	while (rc == 0 && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		if (buf_append(&b, chunk, n) < 0)
-			rc = err_set(e, -EMSGSIZE, "%s: larger than %u bytes", path,
-			             CHAOS_IO_FILE_MAX);
-	if (rc == 0 && ferror(f))
-		rc = err_set(e, -EIO, "%s: read error", path);
-	fclose(f);
-	if (rc) {
-		buf_release_secret(&b);
-		return rc;
-	}
-	*out = buf_detach(&b, len);
-	return 0;
+	/* the secret reader: password files come through here too */
+	return file_read_all_secret(path, CHAOS_IO_FILE_MAX, out, len, e);
 }
 
 static bool is_blank(const char *s, size_t n)

@@ -13,25 +13,18 @@
 # (build/test-results), CHAOS_SHORT_PORT_BASE (26600: uses base..base+12), PEER_ENGINE.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+. test/lib.sh
+CHECK_OK="ok -" CHECK_FAIL="FAIL -"
 RESULTS=${RESULTS:-build/test-results}
 export CHAOS_WRITER=${CHAOS_WRITER:-build/chaos-writer}
 mkdir -p "$RESULTS"
-passed=0 failed=0
 started=$(date +%s)
 
-check() { # NAME CMD...
-  local name=$1; shift
-  if "$@"; then echo "ok - $name"; passed=$((passed + 1))
-  else echo "FAIL - $name"; failed=$((failed + 1)); fi
-}
-finish() {
-  echo "$passed $failed" >"$RESULTS/chaos-short.counts"
-  echo "chaos-short: $passed passed, $failed failed in $(($(date +%s) - started)) s"
-}
+finish() { counts_write chaos-short " in $(($(date +%s) - started)) s"; }
 
 if [ ! -x "$CHAOS_WRITER" ]; then
-  echo "FAIL - chaos-writer binary at $CHAOS_WRITER (build it: make BUILD=... \$BUILD/chaos-writer)"
-  failed=1; finish; exit 1
+  check_fail "chaos-writer binary at $CHAOS_WRITER (build it: make BUILD=... \$BUILD/chaos-writer)"
+  finish; exit 1
 fi
 PEER_WORK=$(mktemp -d /tmp/chaos-short.XXXXXX); export PEER_WORK
 . test/bench/peers-lib.sh
@@ -54,21 +47,20 @@ lose_one_write() {
   [ "$VERIFY_RC" = 1 ] && field_is lost 1
 }
 
-if ! check "sentinel group up (1 primary + 2 replicas, 3 sentinels)" peer_sentinel_setup; then
+if ! check_here "sentinel group up (1 primary + 2 replicas, 3 sentinels)" peer_sentinel_setup; then
   finish; exit 1
 fi
-if check "SIGKILL of the primary under writes, writes acknowledged again elsewhere" \
+if check_here "SIGKILL of the primary under writes, writes acknowledged again elsewhere" \
   peer_sentinel_kill_run "$run"; then
   echo "    $VERIFY_LINE"
   REPS=$(for p in "${SD[@]}"; do [ "$PEER_HOST:$p" = "$NEW" ] || printf '%s:%s,' "$PEER_HOST" "$p"; done)
   REPS=${REPS%,}
-  check "writes acknowledged (acked=$(peer_field "$VERIFY_LINE" acked)), rto_ms=$RUN_RTO" \
+  check_here "writes acknowledged (acked=$(peer_field "$VERIFY_LINE" acked)), rto_ms=$RUN_RTO" \
     eval 'field_pos acked && recovered'
-  check "0 acknowledged writes lost (new primary ${NEW}, both replicas)" \
+  check_here "0 acknowledged writes lost (new primary ${NEW}, both replicas)" \
     eval 'field_is lost 0 && field_is replica_lost 0 && field_is not_caught_up 0'
-  check "0 split-brain instants" field_is split_brain_instants 0
-  check "verify passed (exit 0)" [ "$VERIFY_RC" = 0 ]
-  check "verify detects a deliberately lost acknowledged write (lost=1, exit 1)" lose_one_write
+  check_here "0 split-brain instants" field_is split_brain_instants 0
+  check_here "verify passed (exit 0)" [ "$VERIFY_RC" = 0 ]
+  check_here "verify detects a deliberately lost acknowledged write (lost=1, exit 1)" lose_one_write
 fi
 finish
-[ "$failed" -eq 0 ]

@@ -5,24 +5,10 @@
 # Prints one line per check; records "passed failed" in $RESULTS/env-smoke.counts.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
+. "$repo/test/lib.sh"
+SUITE=env-smoke CHECK_TAIL=5
 RESULTS=${RESULTS:-$repo/build/test-results}
-mkdir -p "$RESULTS"
 ns="smoke-$$-$RANDOM"
-passed=0 failed=0
-check() {
-  local name=$1; shift
-  if out=$("$@" 2>&1); then
-    echo "ok   env-smoke: $name"; passed=$((passed + 1))
-  else
-    echo "FAIL env-smoke: $name"; echo "$out" | tail -5 | sed 's/^/     /'; failed=$((failed + 1))
-  fi
-}
-# seconds command...: bounded poll
-poll() {
-  local secs=$1; shift
-  local deadline=$(( $(date +%s) + secs ))
-  until "$@"; do [ "$(date +%s)" -lt "$deadline" ] || return 1; sleep 0.2; done
-}
 
 crd() {
   kctl apply -f - <<Y
@@ -98,6 +84,4 @@ check "watch sees MODIFIED" watch_event
 check "garbage collector deletes owned ConfigMap" garbage_collection
 kctl delete namespace "$ns" --wait=false >/dev/null 2>&1
 kctl delete crd widgets.smoke.redis-operator.test --timeout 30s >/dev/null 2>&1
-echo "$passed $failed" >"$RESULTS/env-smoke.counts"
-echo "env-smoke: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+counts_write env-smoke

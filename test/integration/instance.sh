@@ -12,24 +12,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . test/env/common.sh
+. test/lib.sh
+SUITE=instance
 BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-$BUILD/test-results}
-mkdir -p "$RESULTS"
-counts="$RESULTS/instance.counts"
-passed=0 failed=0
-check() {
-  local name=$1; shift
-  if out=$("$@" 2>&1); then
-    echo "ok   instance: $name"; passed=$((passed + 1))
-  else
-    echo "FAIL instance: $name"; echo "$out" | tail -8 | sed 's/^/     /'; failed=$((failed + 1))
-  fi
-}
-finish() { echo "$passed $failed" >"$counts"; echo "instance: $passed passed, $failed failed"; }
 
 # OPT and LDFLAGS pass through (e.g. an ASan build of the manager)
 if ! make -s BUILD="$BUILD" ${OPT:+OPT="$OPT"} ${LDFLAGS:+LDFLAGS="$LDFLAGS"} "$BUILD/redis-operator" >/dev/null; then
-  echo "0 1" >"$counts"; echo "FAIL instance: cannot build $BUILD/redis-operator"; exit 1
+  check_fail "cannot build $BUILD/redis-operator"; counts_write instance >/dev/null; exit 1
 fi
 BIN=$(pwd)/$BUILD/redis-operator
 W=$(mktemp -d /tmp/instance-it.XXXXXX)
@@ -45,7 +35,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if ! api_ready && ! bash test/env/up.sh >/dev/null 2>&1; then
-  echo "0 1" >"$counts"; echo "FAIL instance: the local control plane is not up"; exit 1
+  check_fail "the local control plane is not up"; counts_write instance >/dev/null; exit 1
 fi
 $K apply -f config/crd/bases/redis.io_redisclusters.yaml >/dev/null 2>&1
 kretry create namespace "$NS"
@@ -60,5 +50,4 @@ done
 common_suite "x$RANDOM"
 check "PID 1: orphans reaped, SIGTERM handled (unshare --pid)" pid1_reaping "z$RANDOM"
 [ "${INSTANCE_BENCH:-1}" = 1 ] && bench_suite "b$RANDOM"
-finish
-[ $failed -eq 0 ]
+counts_write instance

@@ -11,18 +11,19 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . test/env/common.sh
+. test/lib.sh
+SUITE=k8s-client
 RESULTS=${RESULTS:-build/test-results}
 BUILD=${BUILD:-build}
 mkdir -p "$RESULTS"
 bin="$BUILD/test/k8s-it"
-counts() { echo "$1 $2" >"$RESULTS/k8s-client.counts"; }
 if ! make -s BUILD="$BUILD" "$bin" >"$RESULTS/k8s-client.build.log" 2>&1; then
-  echo "FAIL k8s-client: build"; tail -20 "$RESULTS/k8s-client.build.log" | sed 's/^/     /'
-  counts 0 1; exit 1
+  check_fail build; tail -20 "$RESULTS/k8s-client.build.log" | sed 's/^/     /'
+  counts_write k8s-client >/dev/null; exit 1
 fi
 if ! api_ready; then
-  echo "FAIL k8s-client: the API server at https://$ENV_HOST_IP:$ENV_API_PORT is not ready (run test/env/up.sh)"
-  counts 0 1; exit 1
+  check_fail "the API server at https://$ENV_HOST_IP:$ENV_API_PORT is not ready (run test/env/up.sh)"
+  counts_write k8s-client >/dev/null; exit 1
 fi
 out="$RESULTS/k8s-client.log"
 # shellcheck disable=SC2086
@@ -32,7 +33,6 @@ rc=${PIPESTATUS[0]}
 passed=$(grep -c '^ok ' "$out")
 failed=$(grep -c '^FAIL ' "$out")
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
-  echo "FAIL k8s-client: k8s-it exited with $rc"; failed=1
+  check_fail "k8s-it exited with $rc"
 fi
-counts "$passed" "$failed"
-[ "$failed" -eq 0 ]
+counts_write k8s-client >/dev/null

@@ -13,6 +13,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . test/env/common.sh
+. test/lib.sh
+SUITE=nodeagent POLL_INTERVAL=0.3
 RESULTS=${RESULTS:-build/test-results}
 mkdir -p "$RESULTS"
 NA_BIN=${NA_BIN:-${NODEAGENT_BIN:-build/nodeagent}}
@@ -25,25 +27,9 @@ P_TAINT="nodeagent-it/private"
 P_CIDR="10.240.$((64 + id % 64)).0/24" # runtime tests: 128-227, agents: 1-3, 12
 P_CGROUP="/sys/fs/cgroup/freezer/ro-pods-it-$id"
 P_PIDFILE="$ENV_DIR/nodeagent-it-$id.pid" # checks run in subshells: the pid goes in a file
-passed=0 failed=0
 T0=$(date +%s)
 namespaces=()
 
-check() {
-  local name=$1; shift
-  local out
-  if out=$("$@" 2>&1); then
-    echo "ok   nodeagent: $name"; passed=$((passed + 1))
-  else
-    echo "FAIL nodeagent: $name"; echo "$out" | tail -8 | sed 's/^/     /'; failed=$((failed + 1))
-  fi
-}
-# seconds command...: bounded poll
-poll() {
-  local secs=$1; shift
-  local deadline=$(( $(date +%s%N) / 1000000 + secs * 1000 ))
-  until "$@"; do [ $(( $(date +%s%N) / 1000000 )) -lt "$deadline" ] || return 1; sleep 0.3; done
-}
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 jp() { kctl -n "$1" get "$2" -o jsonpath="$3" 2>/dev/null; }
 ready_of() { jp "$1" "pod/$2" '{.status.conditions[?(@.type=="Ready")].status}'; }
@@ -90,8 +76,8 @@ cleanup() {
 trap cleanup EXIT
 
 if ! api_ready || ! [ -x "$NA_BIN" ]; then
-  echo "FAIL nodeagent: the API server is not ready or $NA_BIN is missing (make env-up)"
-  echo "0 1" >"$RESULTS/nodeagent.counts"; exit 1
+  check_fail "the API server is not ready or $NA_BIN is missing (make env-up)"
+  counts_write nodeagent >/dev/null; exit 1
 fi
 
 # --- the private agent (node-lose, restart) -----------------------------------------------------
@@ -506,6 +492,4 @@ check "agent restart: Node and sandboxes removed at stop; pod recreated and Read
 
 echo "whole script: $(( $(date +%s) - T0 )) s" >>"$RESULTS/nodeagent.timings"
 sed 's/^/     timing: /' "$RESULTS/nodeagent.timings"
-echo "$passed $failed" >"$RESULTS/nodeagent.counts"
-echo "nodeagent: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+counts_write nodeagent

@@ -6,7 +6,6 @@
 #include "imagemap.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/file.h"
 
 struct imagemap_ctx {
 	const char *source;
@@ -316,41 +316,18 @@ int imagemap_parse(const char *text, size_t len, const char *source, const char 
 	return 0;
 }
 
-static int read_bounded(const char *path, struct buf *b, struct err *e)
-{
-	char chunk[4096];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int rc = 0;
-
-	if (fd < 0)
-		return err_set(e, -errno, "%s: %s", path, strerror(errno));
-	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = err_set(e, -errno, "%s: %s", path, strerror(errno));
-			break;
-		}
-		if (buf_append(b, chunk, (size_t)n) < 0) {
-			rc = err_set(e, -EFBIG, "%s: larger than %d bytes", path,
-			             IMAGEMAP_MAX_BYTES);
-			break;
-		}
-	}
-	close(fd);
-	return rc;
-}
-
 int imagemap_load(const char *path, const char *base_dir, const struct imagemap_var *vars,
                   size_t n_vars, struct imagemap **out, struct err *e)
 {
-	struct buf b = BUF_INIT(IMAGEMAP_MAX_BYTES);
-	int rc = read_bounded(path, &b, e);
+	struct err fe = { 0 };
+	char *text = NULL;
+	size_t len = 0;
+	int rc = file_read_all(path, IMAGEMAP_MAX_BYTES, &text, &len, &fe);
 
-	if (!rc)
-		rc = imagemap_parse(buf_cstr(&b), b.len, path, base_dir, vars, n_vars, out, e);
-	buf_release(&b);
+	if (rc) /* the same message; too large is -EFBIG here, as imagemap_parse says */
+		return err_set(e, rc == -EMSGSIZE ? -EFBIG : rc, "%s", fe.msg);
+	rc = imagemap_parse(text, len, path, base_dir, vars, n_vars, out, e);
+	free(text);
 	return rc;
 }
 

@@ -14,7 +14,8 @@
  * Connection: close), so a slow answer never holds up a fast one. The handler writes
  * the whole reply to fd itself, with kf_reply or the kf_stream_* helpers (chunked
  * encoding, for watches); kf_sleep waits in small steps and gives up when the server
- * stops, so kf_stop never hangs on a handler.
+ * stops, so kf_stop never hangs on a handler. kf_send and kf_sleep_unless also serve
+ * test_k8s_client.c's scripted server.
  */
 #ifndef REDIS_OPERATOR_TEST_K8S_FAKE_H
 #define REDIS_OPERATOR_TEST_K8S_FAKE_H
@@ -87,16 +88,22 @@ KF_FN void kf_msleep(int ms)
 		;
 }
 
-KF_FN bool kf_sleep(struct kf_server *s, int ms)
+/* Sleeps ms in 2 ms steps; false as soon as *stop is set (any fake server's flag). */
+KF_FN bool kf_sleep_unless(atomic_bool *stop, int ms)
 {
 	struct timespec ts = { 0, 2 * 1000000 };
 
 	for (int t = 0; t < ms; t += 2) {
-		if (atomic_load(&s->stop))
+		if (atomic_load(stop))
 			return false;
 		nanosleep(&ts, NULL);
 	}
-	return !atomic_load(&s->stop);
+	return !atomic_load(stop);
+}
+
+KF_FN bool kf_sleep(struct kf_server *s, int ms)
+{
+	return kf_sleep_unless(&s->stop, ms);
 }
 
 KF_FN const char *kf_status_text(int status)

@@ -24,7 +24,7 @@
 #include "lib/buf.h"
 #include "lib/jsonx.h"
 #include "lib/valkey/directives.h"
-#include "lib/yamlx.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define CRD_MAX (1 << 20)
@@ -42,10 +42,8 @@ static const struct {
 /* openAPIV3Schema of a CRD file (a new reference). */
 static json_t *load_schema(const char *file)
 {
-	struct err e = { 0 };
-	json_t *docs, *s;
+	json_t *docs = tu_load_yaml(file, CRD_MAX), *s;
 
-	ck_assert_msg(yamlx_load_file(file, CRD_MAX, &docs, &e) == 0, "%s: %s", file, e.msg);
 	s = json_object_get(
 	        json_array_get(json_object_get(json_object_get(json_array_get(docs, 0), "spec"),
 	                                       "versions"),

@@ -13,9 +13,8 @@
 
 #include "api/redisbackup.h"
 #include "api/rediscluster.h"
-#include "lib/buf.h"
 #include "lib/jsonx.h"
-#include "lib/yamlx.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define GOLDEN_DIR "test/data/api/golden/"
@@ -40,10 +39,8 @@ static const char *const golden_inputs[] = {
 
 static json_t *load_doc(const char *path)
 {
-	struct err e = { 0 };
-	json_t *docs, *doc;
+	json_t *docs = tu_load_yaml(path, 1 << 20), *doc;
 
-	ck_assert_msg(yamlx_load_file(path, 1 << 20, &docs, &e) == 0, "%s: %s", path, e.msg);
 	doc = json_incref(json_array_get(docs, 0));
 	json_decref(docs);
 	return doc;
@@ -78,44 +75,14 @@ static json_t *decode_and_dump(json_t *doc)
 	return d;
 }
 
-static char *read_text(const char *path)
-{
-	struct buf b = BUF_INIT(BUF_NO_LIMIT);
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_append(&b, chunk, n);
-	fclose(f);
-	return buf_detach(&b, NULL);
-}
-
 START_TEST(golden)
 {
 	const char *in = golden_inputs[_i], *base = strrchr(in, '/') + 1;
-	char path[256], *want, *got;
+	char name[256];
 	json_t *doc = load_doc(in), *dump = decode_and_dump(doc);
-	FILE *f;
 
-	snprintf(path, sizeof(path), GOLDEN_DIR "%.*s.golden", (int)(strlen(base) - 5), base);
-	got = json_dumps(dump, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (getenv("UPDATE_GOLDEN")) {
-		f = fopen(path, "w");
-		ck_assert_ptr_nonnull(f);
-		fprintf(f, "%s\n", got);
-		fclose(f);
-	}
-	want = read_text(path);
-	ck_assert_msg(want != NULL, "no %s (UPDATE_GOLDEN=1 writes it)", path);
-	want[strcspn(want, "\0")] = '\0';
-	if (want[0] && want[strlen(want) - 1] == '\n')
-		want[strlen(want) - 1] = '\0';
-	ck_assert_msg(strcmp(want, got) == 0, "%s differs from the decoded %s:\n%s", path, in, got);
-	free(want);
-	free(got);
+	snprintf(name, sizeof(name), "%.*s.golden", (int)(strlen(base) - 5), base);
+	tu_golden_json(GOLDEN_DIR, name, dump);
 	json_decref(dump);
 	json_decref(doc);
 }

@@ -26,7 +26,7 @@
 #include "api/redisbackup.h"
 #include "api/rediscluster.h"
 #include "lib/buf.h"
-#include "lib/yamlx.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define INVALID_DIR "test/api/invalid-manifests"
@@ -165,21 +165,6 @@ static void add_dir(const char *dir)
 
 /* --- helpers ----------------------------------------------------------------------------------- */
 
-static char *read_text(const char *path)
-{
-	struct buf b = BUF_INIT(BUF_NO_LIMIT);
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_append(&b, chunk, n);
-	fclose(f);
-	return buf_detach(&b, NULL);
-}
-
 /* The value of the "# <key>: " header line, or NULL; free() it. */
 static char *header(const char *text, const char *key)
 {
@@ -248,7 +233,7 @@ static int run_case(const char *path, struct buf *out, bool *decode_failed)
 	int rc;
 
 	*decode_failed = false;
-	ck_assert_msg(yamlx_load_file(path, FILE_MAX, &docs, &e) == 0, "%s: %s", path, e.msg);
+	docs = tu_load_yaml(path, FILE_MAX);
 	n = json_array_size(docs);
 	ck_assert_msg(n == 1 || n == 2, "%s: %zu documents", path, n);
 	k = kind_of(json_array_get(docs, n - 1));
@@ -288,7 +273,7 @@ static int run_case(const char *path, struct buf *out, bool *decode_failed)
 START_TEST(expect_line)
 {
 	const struct api_case *c = &cases[_i];
-	char *text = read_text(c->path), *expect;
+	char *text = tu_read_file(c->path, NULL), *expect;
 	struct buf out = BUF_INIT(BUF_NO_LIMIT);
 	bool decode_failed;
 	int rc;
@@ -324,7 +309,7 @@ START_TEST(same_as_server)
 	int rc;
 
 	snprintf(path, sizeof(path), SERVER_DIR "/%s.txt", c->name);
-	server = read_text(path);
+	server = tu_read_file(path, NULL);
 	ck_assert_msg(server != NULL,
 	              "%s: no server recording %s; run test/data/api/record-server.sh KUBECONFIG",
 	              c->name, path);

@@ -12,45 +12,10 @@
 #include "instance/acl.h"
 #include "instance/render.h"
 #include "lib/alloc.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define GOLDEN_DIR "test/data/instance/"
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	buf[fread(buf, 1, (size_t)n, f)] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void golden(const char *name, const char *got)
-{
-	char path[256];
-	char *want;
-
-	snprintf(path, sizeof(path), GOLDEN_DIR "%s", name);
-	if (getenv("UPDATE_GOLDEN")) {
-		FILE *f = fopen(path, "w");
-
-		ck_assert_ptr_nonnull(f);
-		fputs(got, f);
-		fclose(f);
-	}
-	want = read_file(path);
-	ck_assert_msg(want != NULL, "%s: missing golden file", path);
-	ck_assert_str_eq(got, want);
-	free(want);
-}
 
 static struct inst_pwset pw(const char *a, const char *b)
 {
@@ -148,7 +113,7 @@ START_TEST(golden_configs)
 	base(&r, &d, p);
 	variant((enum variant)_i, &r, &d);
 	text = render(&r, hash);
-	golden(golden_names[_i], text);
+	tu_golden(GOLDEN_DIR, golden_names[_i], text);
 	ck_assert_ptr_null(strstr(text, "default-pw")); /* only hashes */
 	ck_assert_ptr_null(strstr(text, "alice-pw"));
 	ck_assert_ptr_nonnull(strstr(text, "masterauth \"operator-pw\""));

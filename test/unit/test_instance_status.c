@@ -9,52 +9,17 @@
 
 #include "instance/status.h"
 #include "lib/alloc.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define DIR     "test/data/instance/"
 #define NOW     1800000000000LL
 #define MAX_AGE 2500
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf;
-	long n;
-
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	buf = xmalloc((size_t)n + 1);
-	buf[fread(buf, 1, (size_t)n, f)] = '\0';
-	fclose(f);
-	return buf;
-}
-
-static void golden(const char *name, const char *got)
-{
-	char path[256];
-	char *want;
-
-	snprintf(path, sizeof(path), DIR "%s", name);
-	if (getenv("UPDATE_GOLDEN")) {
-		FILE *f = fopen(path, "w");
-
-		ck_assert_ptr_nonnull(f);
-		fputs(got, f);
-		fclose(f);
-	}
-	want = read_file(path);
-	ck_assert_msg(want != NULL, "%s: missing golden file", path);
-	ck_assert_str_eq(got, want);
-	free(want);
-}
-
 static struct inst_snapshot *snap_from(const char *info_file, enum inst_state st)
 {
 	struct inst_snapshot *s = xcalloc(1, sizeof(*s));
-	char *text = read_file(info_file);
+	char *text = tu_read_file(info_file, NULL);
 
 	ck_assert_ptr_nonnull(text);
 	ck_assert_int_eq(vk_info_parse(text, strlen(text), &s->info, NULL), 0);
@@ -94,10 +59,10 @@ START_TEST(golden_status_and_metrics)
 
 	ck_assert_int_eq(inst_status_json(s, NOW, MAX_AGE, &b), 0);
 	ck_assert_int_eq(buf_append_char(&b, '\n'), 0);
-	golden(files[_i].status_golden, buf_cstr(&b));
+	tu_golden(DIR, files[_i].status_golden, buf_cstr(&b));
 	buf_clear(&b);
 	ck_assert_int_eq(inst_metrics_render(s, NOW, MAX_AGE, &b), 0);
-	golden(files[_i].metrics_golden, buf_cstr(&b));
+	tu_golden(DIR, files[_i].metrics_golden, buf_cstr(&b));
 	ck_assert_ptr_nonnull(strstr(buf_cstr(&b), "redis_up 1\n"));
 	ck_assert_ptr_nonnull(
 	        strstr(buf_cstr(&b), "redis_operator_instance_server_restarts_total 2\n"));

@@ -27,6 +27,7 @@
 #include "lib/clock.h"
 #include "lib/k8s/client.h"
 #include "lib/k8s/watch.h"
+#include "k8s_fake.h"
 #include "unit.h"
 
 /* ---- the fake API server ------------------------------------------------------------ */
@@ -56,31 +57,6 @@ struct fake_server {
 };
 
 static const struct fake_resp unscripted = { "599 Unscripted", NULL, "unscripted request" };
-
-/* Sleeps ms in small steps; false when the server is being stopped. */
-static bool fake_wait(struct fake_server *s, int ms)
-{
-	struct timespec ts = { 0, 5 * 1000000 };
-
-	for (int t = 0; t < ms; t += 5) {
-		if (atomic_load(&s->stop))
-			return false;
-		nanosleep(&ts, NULL);
-	}
-	return !atomic_load(&s->stop);
-}
-
-static void fake_send(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
 
 /* True once r holds the headers and Content-Length bytes of body. */
 static bool request_complete(const struct buf *r)
@@ -119,15 +95,15 @@ static void fake_send_chunks(struct fake_server *s, int fd, const struct fake_re
 	char size[32];
 
 	for (const char *const *c = rs->chunks; *c; c++) {
-		if (c != rs->chunks && !fake_wait(s, rs->gap_ms))
+		if (c != rs->chunks && !kf_sleep_unless(&s->stop, rs->gap_ms))
 			return;
 		snprintf(size, sizeof(size), "%zx\r\n", strlen(*c));
-		fake_send(fd, size, strlen(size));
-		fake_send(fd, *c, strlen(*c));
-		fake_send(fd, "\r\n", 2);
+		kf_send(fd, size, strlen(size));
+		kf_send(fd, *c, strlen(*c));
+		kf_send(fd, "\r\n", 2);
 	}
-	if (fake_wait(s, rs->hang_ms))
-		fake_send(fd, "0\r\n\r\n", 5);
+	if (kf_sleep_unless(&s->stop, rs->hang_ms))
+		kf_send(fd, "0\r\n\r\n", 5);
 }
 
 static void fake_answer(struct fake_server *s, int fd, const struct fake_resp *rs)
@@ -135,7 +111,7 @@ static void fake_answer(struct fake_server *s, int fd, const struct fake_resp *r
 	struct buf out = BUF_INIT(BUF_NO_LIMIT);
 	size_t blen = rs->body ? strlen(rs->body) : 0;
 
-	if (!fake_wait(s, rs->delay_ms))
+	if (!kf_sleep_unless(&s->stop, rs->delay_ms))
 		return;
 	buf_printf(&out, "HTTP/1.1 %s\r\nContent-Type: application/json\r\nConnection: close\r\n%s",
 	           rs->status, rs->headers ? rs->headers : "");
@@ -146,7 +122,7 @@ static void fake_answer(struct fake_server *s, int fd, const struct fake_resp *r
 		           rs->body ? rs->body : "");
 	for (size_t i = 0; !rs->chunks && i < rs->pad; i++)
 		buf_append_char(&out, 'x');
-	fake_send(fd, out.data, out.len);
+	kf_send(fd, out.data, out.len);
 	buf_release(&out);
 	if (rs->chunks)
 		fake_send_chunks(s, fd, rs);

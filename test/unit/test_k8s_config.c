@@ -10,6 +10,7 @@
 
 #include "lib/buf.h"
 #include "lib/k8s/config.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define DATA "test/data/k8s_config/"
@@ -142,24 +143,10 @@ START_TEST(kubeconfig_files)
 }
 END_TEST
 
-static char *slurp(const char *path)
-{
-	struct buf b = BUF_INIT(BUF_NO_LIMIT);
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_append(&b, chunk, n);
-	fclose(f);
-	return buf_detach(&b, NULL);
-}
-
 /* From text, relative references resolve against opts->kubeconfig's directory, or stay. */
 START_TEST(from_text_base_dir)
 {
-	char *text = slurp(DATA "files.yaml");
+	char *text = tu_must_read(DATA "files.yaml", NULL);
 	struct k8s_config_opts o = { .kubeconfig = "/srv/kube/config" };
 	struct k8s_config *c;
 
@@ -365,9 +352,10 @@ END_TEST
 START_TEST(in_cluster_files)
 {
 	char *dir = make_sa_dir();
-	char token_path[512];
+	char token_path[512], *big;
 	struct k8s_config *c = NULL;
 	struct err e;
+	FILE *f;
 
 	setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
 	setenv("KUBERNETES_SERVICE_PORT", "443", 1);
@@ -385,6 +373,25 @@ START_TEST(in_cluster_files)
 	snprintf(token_path, sizeof(token_path), "%s/token", dir);
 	ck_assert_int_eq(k8s_config_in_cluster(dir, &c, &e), -EINVAL);
 	ck_assert_str_eq(e.msg + strlen(token_path), ": not a valid bearer token");
+	/* A NUL byte, or more than 64 KiB: refused without quoting the file. */
+	f = fopen(token_path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite("abc\0def\n", 1, 8, f), 8);
+	fclose(f);
+	err_clear(&e);
+	ck_assert_int_eq(k8s_config_in_cluster(dir, &c, &e), -EINVAL);
+	ck_assert_str_eq(e.msg + strlen(token_path), ": contains a NUL byte");
+	big = xmalloc(64 * 1024 + 2);
+	memset(big, 'a', 64 * 1024 + 1);
+	big[64 * 1024 + 1] = '\0';
+	write_file(dir, "token", big + 1);
+	ck_assert_int_eq(k8s_config_in_cluster(dir, &c, NULL), 0);
+	k8s_config_free(c);
+	write_file(dir, "token", big);
+	err_clear(&e);
+	ck_assert_int_eq(k8s_config_in_cluster(dir, &c, &e), -EMSGSIZE);
+	ck_assert_str_eq(e.msg + strlen(token_path), ": larger than 65536 bytes");
+	free(big);
 	/* No token: not a usable in-cluster environment. */
 	unlink(token_path);
 	err_clear(&e);

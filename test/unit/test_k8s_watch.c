@@ -15,6 +15,7 @@
 
 #include "lib/buf.h"
 #include "lib/k8s/watch.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define STREAM_MAX (1u << 20)
@@ -23,18 +24,12 @@ static char *read_file(const char *name, const char *ext, size_t *len)
 {
 	const char *dir = getenv("TEST_DATA_DIR") ? getenv("TEST_DATA_DIR") : "test/data";
 	char path[512];
-	struct buf b = BUF_INIT(STREAM_MAX);
-	char chunk[4096];
-	size_t n;
-	FILE *f;
+	char *text;
 
 	snprintf(path, sizeof(path), "%s/k8s_watch/%s.%s", dir, name, ext);
-	f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s (run from the repository root)", path);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ck_assert_int_eq(buf_append(&b, chunk, n), 0);
-	fclose(f);
-	return buf_detach(&b, len);
+	text = tu_must_read(path, len);
+	ck_assert_uint_le(*len, STREAM_MAX);
+	return text;
 }
 
 /* Records every event as one line: type, namespace/name, rv, and the spec if any. */

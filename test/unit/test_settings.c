@@ -12,11 +12,12 @@
 #include "lib/buf.h"
 #include "lib/parse.h"
 #include "lib/settings.h"
+#include "testutil.h"
 #include "unit.h"
 
-#define HELP_GOLDEN "test/data/settings/help.golden"
-#define PREFIX      "REDIS_OPERATOR_"
-#define NS          "REDIS_OPERATOR_NAMESPACE=ns"
+#define GOLDEN_DIR "test/data/settings/"
+#define PREFIX     "REDIS_OPERATOR_"
+#define NS         "REDIS_OPERATOR_NAMESPACE=ns"
 
 struct sample {
 	char *namespace;
@@ -407,37 +408,15 @@ START_TEST(help_flag)
 }
 END_TEST
 
-static char *read_file(const char *path)
-{
-	struct buf b = BUF_INIT(1 << 20);
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "r");
-
-	ck_assert_msg(f != NULL, "cannot open %s (run from the repository root)", path);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ck_assert_int_eq(buf_append(&b, chunk, n), 0);
-	fclose(f);
-	return buf_detach(&b, NULL);
-}
-
 START_TEST(help_golden)
 {
-	char *got = NULL, *want;
+	char *got = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&got, &len);
 
 	settings_help(sample_table, SAMPLE_LEN, PREFIX, f);
 	fclose(f);
-	if (getenv("UPDATE_GOLDEN")) {
-		f = fopen(HELP_GOLDEN, "w");
-		ck_assert_ptr_nonnull(f);
-		fputs(got, f);
-		fclose(f);
-	}
-	want = read_file(HELP_GOLDEN);
-	ck_assert_str_eq(got, want);
-	free(want);
+	tu_golden(GOLDEN_DIR, "help.golden", got);
 	free(got);
 }
 END_TEST

@@ -10,7 +10,6 @@
  * RESP fixtures. test_valkey_live.c runs the same code against real servers.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/valkey/conn.h"
+#include "testutil.h"
 #include "unit.h"
 
 /* --- the fake server --------------------------------------------------------------- */
@@ -45,23 +45,14 @@ struct fake {
 
 static char base_dir[64];
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void base_setup(void)
 {
-	snprintf(base_dir, sizeof(base_dir), "/tmp/vk-conn-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(base_dir));
+	tu_tmpdir(base_dir, sizeof(base_dir), "vk-conn");
 }
 
 static void base_teardown(void)
 {
-	nftw(base_dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+	tu_rmtree(base_dir);
 }
 
 /* Reads until one whole command (a RESP array) has arrived. False on EOF or timeout. */

@@ -14,6 +14,7 @@
 
 #include "lib/buf.h"
 #include "lib/valkey/info.h"
+#include "testutil.h"
 #include "unit.h"
 
 static const char *data_dir(void)
@@ -26,18 +27,9 @@ static const char *data_dir(void)
 static char *slurp(const char *name, const char *ext, size_t *len)
 {
 	char path[512];
-	struct buf b = BUF_INIT(BUF_NO_LIMIT);
-	char chunk[4096];
-	size_t n;
-	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s%s", data_dir(), name, ext);
-	f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		ck_assert_int_eq(buf_append(&b, chunk, n), 0);
-	fclose(f);
-	return buf_detach(&b, len);
+	return tu_must_read(path, len);
 }
 
 /* --- rendering a parsed struct back into INFO's words --------------------------- */

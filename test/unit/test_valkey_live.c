@@ -22,7 +22,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
@@ -38,6 +37,7 @@
 #include "lib/clock.h"
 #include "lib/valkey/conn.h"
 #include "lib/valkey/directives.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define START_TIMEOUT_MS 10000
@@ -65,23 +65,14 @@ static int server_seq;
 
 /* --- servers ----------------------------------------------------------------------- */
 
-static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(p);
-}
-
 static void base_setup(void)
 {
-	snprintf(base_dir, sizeof(base_dir), "/tmp/vk-live-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(base_dir));
+	tu_tmpdir(base_dir, sizeof(base_dir), "vk-live");
 }
 
 static void base_teardown(void)
 {
-	nftw(base_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tu_rmtree(base_dir);
 }
 
 static bool in_path(const char *bin)
@@ -705,6 +696,8 @@ static void pair_start(struct pair *x, const char *bin)
 	must(vk_command(x->pc, NULL, &e, "SET", "before", "1"), &e, "SET");
 	must(vk_replicaof(x->rc, "127.0.0.1", x->p.port, &e), &e, "REPLICAOF");
 	poll_info(x->rc, "replication", link_up, &ri);
+	/* Following the same primary again: "+OK Already connected to specified master". */
+	must(vk_replicaof(x->rc, "127.0.0.1", x->p.port, &e), &e, "REPLICAOF again");
 	poll_info(x->pc, "replication", replica_online, &x->pi);
 	ck_assert_int_eq(x->pi.replicas[0].port, x->r.port);
 	ck_assert_str_eq(x->pi.replicas[0].ip, "127.0.0.1");

@@ -8,6 +8,7 @@
 #include "lib/buf.h"
 #include "lib/jsonx.h"
 #include "lib/yamlx.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define DATA "test/data/yamlx/"
@@ -15,18 +16,12 @@
 /* The whole file, without trailing whitespace; free() it. */
 static char *read_text(const char *path)
 {
-	struct buf b = BUF_INIT(BUF_NO_LIMIT);
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "rb");
+	size_t len;
+	char *text = tu_must_read(path, &len);
 
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_append(&b, chunk, n);
-	fclose(f);
-	while (b.len && strchr(" \n", b.data[b.len - 1]))
-		b.data[--b.len] = '\0';
-	return buf_detach(&b, NULL);
+	while (len && strchr(" \n", text[len - 1]))
+		text[--len] = '\0';
+	return text;
 }
 
 static const struct {

@@ -356,7 +356,7 @@ bench_suite() { # CLUSTER
   mkcluster "$c" redis 2 >/dev/null; set_primary "$c" "$c-1" >/dev/null
   mkpod "$c-1" "$c" >/dev/null; start_mgr "$c-1" "$c"; poll 20 ready "$c-1"
   mkpod "$c-2" "$c" >/dev/null; start_mgr "$c-2" "$c"
-  poll 20 ready "$c-1" && poll 20 ready "$c-2" || { echo "FAIL instance: bench cluster not ready"; failed=$((failed + 1)); return; }
+  poll 20 ready "$c-1" && poll 20 ready "$c-2" || { check_fail "bench cluster not ready"; return; }
   sleep 2
   echo "info instance: idle RSS of the manager: $(grep VmRSS "/proc/$(mgr_pid "$c-1")/status" | awk '{print $2, $3}')"
   lat=$(python3 - "$(port "$c-1" 2)" <<'PY'

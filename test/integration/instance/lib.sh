@@ -5,15 +5,8 @@ kctl() { $K -n "$NS" "$@"; }
 OPPW=operator-pw-1
 DEFPW=default-pw-1
 
-# poll SECONDS CMD...: bounded retries, no fixed sleeps
-poll() {
-  local secs=$1; shift
-  local deadline=$(( $(date +%s%N) / 1000000 + secs * 1000 ))
-  until "$@" >/dev/null 2>&1; do
-    [ $(( $(date +%s%N) / 1000000 )) -lt "$deadline" ] || return 1
-    sleep 0.1
-  done
-}
+# poll (test/lib.sh) retries quietly, every 0.1 s
+POLL_QUIET=1 POLL_INTERVAL=0.1
 # eq WANT CMD…: CMD's output is WANT (for poll, which re-runs it)
 eq() { local want=$1; shift; [ "$("$@" 2>/dev/null)" = "$want" ]; }
 ne() { local no=$1; shift; local v; v=$("$@" 2>/dev/null); [ -n "$v" ] && [ "$v" != "$no" ] && [ "$v" != null ]; }
