@@ -6,7 +6,6 @@
  *   :8080 GET /metrics  Prometheus text (metrics.c)
  * Handlers read atomics and the queue's metrics only. One internal thread per daemon.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <stdio.h>
@@ -16,23 +15,11 @@
 #include "controller/ctl.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/httpd.h"
 
 #define HTTP_CONN_LIMIT   32
 #define HTTP_CONN_TIMEOUT 10
 #define METRICS_BODY_MAX  (256 * 1024)
-
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
-                             char *text)
-{
-	struct MHD_Response *r =
-	        MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
-	enum MHD_Result rc;
-
-	MHD_add_response_header(r, "Content-Type", type);
-	rc = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return rc;
-}
 
 static enum MHD_Result health(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,
@@ -46,14 +33,17 @@ static enum MHD_Result health(void *cls, struct MHD_Connection *conn, const char
 	(void)upload_size;
 	(void)con_cls;
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return reply(conn, 405, "application/json", xstrdup("{\"error\":\"GET only\"}"));
+		return httpd_reply(conn, 405, "application/json",
+		                   xstrdup("{\"error\":\"GET only\"}"));
 	if (strcmp(url, "/healthz") == 0)
-		return reply(conn, 200, "application/json", xstrdup("{\"status\":\"ok\"}"));
+		return httpd_reply(conn, 200, "application/json", xstrdup("{\"status\":\"ok\"}"));
 	if (strcmp(url, "/readyz") == 0)
-		return reply(conn, ready ? 200 : 503, "application/json",
-		             xasprintf("{\"ready\":%s,\"leader\":%s}", ready ? "true" : "false",
-		                       atomic_load(&c->leading) ? "true" : "false"));
-	return reply(conn, 404, "application/json", xstrdup("{\"error\":\"no such endpoint\"}"));
+		return httpd_reply(conn, ready ? 200 : 503, "application/json",
+		                   xasprintf("{\"ready\":%s,\"leader\":%s}",
+		                             ready ? "true" : "false",
+		                             atomic_load(&c->leading) ? "true" : "false"));
+	return httpd_reply(conn, 404, "application/json",
+	                   xstrdup("{\"error\":\"no such endpoint\"}"));
 }
 
 static enum MHD_Result metrics(void *cls, struct MHD_Connection *conn, const char *url,
@@ -68,21 +58,19 @@ static enum MHD_Result metrics(void *cls, struct MHD_Connection *conn, const cha
 	(void)upload_size;
 	(void)con_cls;
 	if (strcmp(url, "/metrics") != 0)
-		return reply(conn, 404, "text/plain", xstrdup("no such endpoint\n"));
+		return httpd_reply(conn, 404, "text/plain", xstrdup("no such endpoint\n"));
 	ctl_metrics_render(cls, &out);
-	return reply(conn, 200, "text/plain; version=0.0.4", buf_detach(&out, NULL));
+	return httpd_reply(conn, 200, "text/plain; version=0.0.4", buf_detach(&out, NULL));
 }
 
 static struct MHD_Daemon *start(struct ctl *c, int64_t port, MHD_AccessHandlerCallback fn)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct httpd_opts o = { .address = c->set.bind_address,
+		                .port = (int)port,
+		                .conn_limit = HTTP_CONN_LIMIT,
+		                .conn_timeout_s = HTTP_CONN_TIMEOUT };
 
-	if (inet_pton(AF_INET, c->set.bind_address, &sa.sin_addr) != 1)
-		return NULL;
-	return MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, (uint16_t)port,
-	                        NULL, NULL, fn, c, MHD_OPTION_SOCK_ADDR, &sa,
-	                        MHD_OPTION_CONNECTION_LIMIT, HTTP_CONN_LIMIT,
-	                        MHD_OPTION_CONNECTION_TIMEOUT, HTTP_CONN_TIMEOUT, MHD_OPTION_END);
+	return httpd_start(&o, fn, c);
 }
 
 int ctl_http_start(struct ctl *c, struct err *e)
@@ -98,9 +86,7 @@ int ctl_http_start(struct ctl *c, struct err *e)
 
 void ctl_http_stop(struct ctl *c)
 {
-	if (c->http_health)
-		MHD_stop_daemon(c->http_health);
-	if (c->http_metrics)
-		MHD_stop_daemon(c->http_metrics);
+	httpd_stop(c->http_health);
+	httpd_stop(c->http_metrics);
 	c->http_health = c->http_metrics = NULL;
 }

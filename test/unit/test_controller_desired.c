@@ -18,6 +18,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/jsonx.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define DIR "test/data/controller/"
@@ -32,24 +33,9 @@ static const struct ctl_config cfg = {
 	.max_lag_bytes = 1 << 20,
 };
 
-static char *read_text(const char *path)
-{
-	struct buf b = BUF_INIT(BUF_NO_LIMIT);
-	char chunk[4096];
-	size_t n;
-	FILE *f = fopen(path, "rb");
-
-	if (!f)
-		return NULL;
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		buf_append(&b, chunk, n);
-	fclose(f);
-	return buf_detach(&b, NULL);
-}
-
 static void decode_file(const char *path, struct api_redis_cluster *rc)
 {
-	char *text = read_text(path);
+	char *text = tu_read_file(path, NULL);
 	struct err e = { 0 };
 	json_t *obj;
 
@@ -99,28 +85,14 @@ static const char *const golden_inputs[] = { "cluster-minimal", "cluster-full", 
 START_TEST(golden)
 {
 	struct api_redis_cluster rc;
-	char in[256], path[256], *want, *got;
+	char in[256], name[256];
 	json_t *all;
-	FILE *f;
 
 	snprintf(in, sizeof(in), DIR "%s.json", golden_inputs[_i]);
-	snprintf(path, sizeof(path), DIR "%s.golden.json", golden_inputs[_i]);
+	snprintf(name, sizeof(name), "%s.golden.json", golden_inputs[_i]);
 	decode_file(in, &rc);
 	all = everything(&rc);
-	got = json_dumps(all, JSON_INDENT(2) | JSON_SORT_KEYS);
-	if (getenv("UPDATE_GOLDEN")) {
-		f = fopen(path, "w");
-		ck_assert_ptr_nonnull(f);
-		fprintf(f, "%s\n", got);
-		fclose(f);
-	}
-	want = read_text(path);
-	ck_assert_msg(want != NULL, "no %s (UPDATE_GOLDEN=1 writes it)", path);
-	if (want[0] && want[strlen(want) - 1] == '\n')
-		want[strlen(want) - 1] = '\0';
-	ck_assert_msg(strcmp(want, got) == 0, "%s differs:\n%s", path, got);
-	free(want);
-	free(got);
+	tu_golden_json(DIR, name, all);
 	json_decref(all);
 	api_redis_cluster_release(&rc);
 }
@@ -197,7 +169,7 @@ static const struct {
 static void hashes(const char *patch, char *spec, char *live, const struct ctl_config *c)
 {
 	struct api_redis_cluster rc;
-	char *text = read_text(DIR "cluster-full.json");
+	char *text = tu_read_file(DIR "cluster-full.json", NULL);
 	json_t *obj, *p;
 	struct err e = { 0 };
 
@@ -250,7 +222,7 @@ END_TEST
 START_TEST(inst_parse_golden)
 {
 	struct ctl_inst i = { 0 };
-	char *text = read_text(DIR "status-primary.json");
+	char *text = tu_read_file(DIR "status-primary.json", NULL);
 	struct err e = { 0 };
 
 	i.failures = 3; /* left alone by the parser */
@@ -265,7 +237,7 @@ START_TEST(inst_parse_golden)
 	ck_assert_int_eq(i.server_pid, 42);
 	ck_assert_int_eq(i.failures, 3);
 	free(text);
-	text = read_text(DIR "status-replica.json");
+	text = tu_read_file(DIR "status-replica.json", NULL);
 	ck_assert_int_eq(ctl_inst_parse(text, strlen(text), &i, &e), 0);
 	ck_assert_str_eq(i.state, "replica");
 	ck_assert_str_eq(i.link, "up");
