@@ -12,8 +12,9 @@
 
 struct clock {
 	int64_t (*mono_ms)(const struct clock *c); /* monotonic: deadlines, intervals */
-	int64_t (*wall_ms)(const struct clock *c); /* Unix epoch: timestamps for humans and the API */
-	int64_t manual_ms;                         /* used by clock_manual_init's functions */
+	int64_t (*wall_ms)(
+	        const struct clock *c); /* Unix epoch: timestamps for humans and the API */
+	int64_t manual_ms;              /* used by clock_manual_init's functions */
 };
 
 /* Real clocks. */

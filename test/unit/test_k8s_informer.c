@@ -22,7 +22,7 @@
 
 #define OBJ(name, rv)                                                                              \
 	"{\"metadata\":{\"namespace\":\"ns\",\"name\":\"" name "\",\"resourceVersion\":\"" rv "\"" \
-	                                                                                      "}}"
+	"}}"
 #define EV(type, name, rv) "{\"type\":\"" type "\",\"object\":" OBJ(name, rv) "}\n"
 #define BOOKMARK(rv)                                                                               \
 	"{\"type\":\"BOOKMARK\",\"object\":{\"metadata\":{\"resourceVersion\":\"" rv "\"}}}\n"
