@@ -293,6 +293,7 @@ static const char *const denied_owned[] = {
 	"bind-source-addr",
 	"unixsocket",
 	"unixsocketperm",
+	"unixsocketgroup",
 	"dir",
 	"dbfilename",
 	"appendfilename",
@@ -309,7 +310,8 @@ static const char *const denied_owned[] = {
 	NULL,
 };
 static const char *const denied_auth[] = {
-	"requirepass", "masterauth", "masteruser", "aclfile", "user", NULL,
+	"requirepass", "masterauth", "masteruser", "primaryauth", "primaryuser", "aclfile", "user",
+	NULL,
 };
 static const char *const denied_replication[] = {
 	"replicaof",
@@ -318,6 +320,8 @@ static const char *const denied_replication[] = {
 	"slave-announce-ip",
 	"replica-announce-port",
 	"slave-announce-port",
+	"replica-read-only",
+	"slave-read-only",
 	NULL,
 };
 static const char *const denied_unsafe[] = {
@@ -756,24 +760,24 @@ const struct api_rule api_rc_redis_rules[] = {
 	             "characters), as in maxmemory-policy; rename the key",
 	  .holds = rule_keys_lowercase },
 	{ .rule = "self.all(k, !(k in ['port', 'bind', 'bind-source-addr', 'unixsocket', "
-	          "'unixsocketperm', 'dir', 'dbfilename', 'appendfilename', 'appenddirname', "
+	          "'unixsocketperm', 'unixsocketgroup', 'dir', 'dbfilename', 'appendfilename', 'appenddirname', "
 	          "'daemonize', 'supervised', 'pidfile', 'logfile', 'syslog-enabled', "
 	          "'syslog-ident', 'syslog-facility', 'include', 'protected-mode']))",
-	  .message = "spec.redis may not set port, bind, bind-source-addr, unixsocket, "
-	             "unixsocketperm, dir, dbfilename, appendfilename, appenddirname, daemonize, "
+	  .message = "spec.redis may not set port, bind, bind-source-addr, unixsocket*, "
+	             "dir, dbfilename, appendfilename, appenddirname, daemonize, "
 	             "supervised, pidfile, logfile, syslog-*, include or protected-mode: the "
 	             "operator owns them; remove the directive",
 	  .holds = rule_not_owned },
-	{ .rule = "self.all(k, !(k in ['requirepass', 'masterauth', 'masteruser', 'aclfile', "
-	          "'user']))",
-	  .message = "spec.redis may not set requirepass, masterauth, masteruser, aclfile or user: "
-	             "use spec.authSecret and spec.users instead",
+	{ .rule = "self.all(k, !(k in ['requirepass', 'masterauth', 'masteruser', 'primaryauth', "
+	          "'primaryuser', 'aclfile', 'user']))",
+	  .message = "spec.redis may not set requirepass, masterauth, masteruser, primaryauth, "
+	             "primaryuser, aclfile or user: use spec.authSecret and spec.users instead",
 	  .holds = rule_not_auth },
 	{ .rule = "self.all(k, !(k in ['replicaof', 'slaveof', 'replica-announce-ip', "
-	          "'slave-announce-ip', 'replica-announce-port', 'slave-announce-port']))",
-	  .message =
-	          "spec.redis may not set replicaof, slaveof or replica-announce-*: the operator "
-	          "manages replication; remove the directive",
+	          "'slave-announce-ip', 'replica-announce-port', 'slave-announce-port', "
+	          "'replica-read-only', 'slave-read-only']))",
+	  .message = "spec.redis may not set replicaof, slaveof, replica-read-only or "
+	             "replica-announce-*: the operator manages replication; remove the directive",
 	  .holds = rule_not_replication },
 	{ .rule = "self.all(k, !k.startsWith('tls-'))",
 	  .message = "spec.redis may not set tls-* directives: use spec.tlsSecret and "

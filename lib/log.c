@@ -93,7 +93,7 @@ bool log_key_is_sensitive(const char *key)
 	char lower[64];
 	size_t i;
 
-	for (i = 0; key[i] && i < sizeof(lower) - 1; i++)
+	for (i = 0; i < sizeof(lower) - 1 && key[i]; i++)
 		lower[i] = (char)((key[i] >= 'A' && key[i] <= 'Z') ? key[i] + 32 : key[i]);
 	lower[i] = '\0';
 	for (i = 0; i < sizeof(sensitive_words) / sizeof(sensitive_words[0]); i++)

@@ -124,6 +124,7 @@ static void fifo_push(struct wq *q, struct wq_item *it)
 {
 	if (q->ready_len == q->ready_cap) {
 		size_t cap = q->ready_cap ? q->ready_cap * 2 : 64;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		struct wq_item **v = xreallocarray(NULL, cap, sizeof(*v));
 
 		for (size_t i = 0; i < q->ready_len; i++)
@@ -196,6 +197,7 @@ static void heap_push(struct wq *q, struct wq_item *it)
 {
 	if (q->timers_len == q->timers_cap) {
 		q->timers_cap = q->timers_cap ? q->timers_cap * 2 : 64;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		q->timers = xreallocarray(q->timers, q->timers_cap, sizeof(*q->timers));
 	}
 	heap_set(q, q->timers_len++, it);

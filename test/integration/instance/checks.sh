@@ -339,9 +339,10 @@ pid1_reaping() { # CLUSTER
   mkcluster "$c" redis 1 >/dev/null; set_primary "$c" "$c-1" >/dev/null; mkpod "$c-1" "$c" >/dev/null
   start_mgr "$c-1" "$c" unshare --pid --fork --mount-proc --kill-child || return 1
   u=$(mgr_pid "$c-1")
-  poll 10 pgrep -P "$u" || return 1
-  mpid=$(pgrep -P "$u")
-  grep -qE "^NSpid:.*[[:space:]]1$" "/proc/$mpid/status" || { grep NSpid "/proc/$mpid/status"; echo "not PID 1"; return 1; }
+  # unshare's child appears (and may be replaced by its exec) a moment after unshare:
+  # wait for a child that is PID 1 of the new namespace.
+  pid1_child() { mpid=$(pgrep -P "$u" | head -1); [ -n "$mpid" ] && grep -qE "^NSpid:.*[[:space:]]1$" "/proc/$mpid/status" 2>/dev/null; }
+  poll 10 pid1_child || { echo "no child of $u is PID 1 of a new PID namespace"; return 1; }
   poll 20 ready "$c-1" || return 1
   # an orphan inside the namespace is reparented to the manager, which must reap it
   nsenter -t "$mpid" -p -m sh -c 'sleep 0.3 & sleep 0.6 & exit 0' || return 1
