@@ -310,8 +310,8 @@ static const char *const denied_owned[] = {
 	NULL,
 };
 static const char *const denied_auth[] = {
-	"requirepass", "masterauth", "masteruser", "primaryauth", "primaryuser", "aclfile", "user",
-	NULL,
+	"requirepass", "masterauth", "masteruser", "primaryauth",
+	"primaryuser", "aclfile",    "user",       NULL,
 };
 static const char *const denied_replication[] = {
 	"replicaof",
@@ -760,7 +760,8 @@ const struct api_rule api_rc_redis_rules[] = {
 	             "characters), as in maxmemory-policy; rename the key",
 	  .holds = rule_keys_lowercase },
 	{ .rule = "self.all(k, !(k in ['port', 'bind', 'bind-source-addr', 'unixsocket', "
-	          "'unixsocketperm', 'unixsocketgroup', 'dir', 'dbfilename', 'appendfilename', 'appenddirname', "
+	          "'unixsocketperm', 'unixsocketgroup', 'dir', 'dbfilename', 'appendfilename', "
+	          "'appenddirname', "
 	          "'daemonize', 'supervised', 'pidfile', 'logfile', 'syslog-enabled', "
 	          "'syslog-ident', 'syslog-facility', 'include', 'protected-mode']))",
 	  .message = "spec.redis may not set port, bind, bind-source-addr, unixsocket*, "
