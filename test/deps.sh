@@ -10,7 +10,7 @@ packages=(
   build-essential pkg-config git ca-certificates curl openssl
   libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libhiredis-dev libssl-dev libyaml-dev check
   redis-server redis-tools redis-sentinel
-  iproute2 iptables procps psmisc util-linux
+  iproute2 iptables procps psmisc util-linux gnuplot-nox jq
   clang clang-tidy clang-format cppcheck valgrind gdb libclang-rt-14-dev
 )
 backports=(valkey-server valkey-tools valkey-sentinel)

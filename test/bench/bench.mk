@@ -1,0 +1,29 @@
+# test/bench/bench.mk: the operator's benchmark and the chaos fault matrix on the local
+# environment (test/env). The top Makefile includes it (test/*/*.mk).
+#   make BUILD=build/x bench-operator   test/bench/operator.sh → $(BUILD)/bench/operator.json,
+#                                       merged into results.json (+ ratios), docs regenerated
+#   make BUILD=build/x bench-docs       docs/benchmarks.md + PNGs from $(BUILD)/bench/results.json
+#   make BUILD=build/x chaos            test/chaos/scenarios.sh, CHAOS_RUNS (3) runs each
+# BENCH_RUNS, BENCH_SWITCHOVER_RUNS, BENCH_CONTROLLER_N pass through the environment.
+
+CHAOS_RUNS ?= 3
+BENCH_TOOLS := $(BUILD)/chaos-writer $(BUILD)/redis-operator $(BUILD)/nodeagent $(BUILD)/controller-it-writer
+
+.PHONY: bench-operator bench-docs chaos
+bench-operator: $(BENCH_TOOLS)
+	@BUILD=$(BUILD) BENCH_OUT=$(BUILD)/bench CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) bash test/bench/operator.sh
+	@bash test/bench/docs.sh $(BUILD)/bench/results.json docs/benchmarks.md
+
+bench-docs:
+	@CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) BENCH_OUT=$(BUILD)/bench bash test/bench/results.sh >/dev/null
+	@bash test/bench/ratios.sh $(BUILD)/bench
+	@bash test/bench/docs.sh $(BUILD)/bench/results.json docs/benchmarks.md
+
+bench: bench-operator bench-docs
+# Under `make bench` the page is written last, from every fragment.
+ifneq ($(filter bench,$(MAKECMDGOALS)),)
+bench-docs: bench-operator bench-peers
+endif
+
+chaos: $(BENCH_TOOLS)
+	@BUILD=$(BUILD) CHAOS_RUNS=$(CHAOS_RUNS) RESULTS=$(BUILD)/test-results bash test/chaos/scenarios.sh

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# test/chaos/scenarios.sh: the fault matrix the node agent can inject, against a real
+# 3-instance RedisCluster on the local environment (test/env), each with chaos-writer
+# writing through the `<name>-leader` EndpointSlice (WAIT 1) and `chaos-writer verify`
+# afterwards. Pass = 0 acknowledged writes lost and 0 split-brain instants (and verify's
+# exit 0). One line per scenario and run, with the time from the fault to Ready again.
+#
+#   server-kill        SIGKILL of the primary's redis-server
+#   im-kill            SIGKILL of the primary pod's PID 1 (instance manager: ctl kill); the
+#                      container restarts, a failover may or may not happen
+#   pod-delete         the primary pod deleted
+#   freeze-thaw        the primary pod frozen (cgroup freezer) until writes resume, then thawed
+#   net-cut            the primary pod's network cut until writes resume, then restored
+#   two-replicas-kill  both replicas' servers SIGKILLed at once (no failover expected: WAIT 1
+#                      fails until one is back)
+#   controller-kill    SIGKILL of the primary's server, then of the controller; restarted
+#   rolling-update     a static setting changed (databases) under load: rolling restart
+#
+# The environment is test/integration/controller.sh's (test/bench/operator-lib.sh).
+# Environment: BUILD (build), CHAOS_RUNS (3 runs of each), CHAOS_SCENARIOS (all),
+# RESULTS ($BUILD/test-results: chaos-scenarios.counts "passed failed"). Exit 1 on a failure.
+# (The quick Sentinel form for `make test` is test/chaos/short.sh.)
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+RUNS=${CHAOS_RUNS:-3}
+SCEN=${CHAOS_SCENARIOS:-server-kill im-kill pod-delete freeze-thaw net-cut two-replicas-kill controller-kill rolling-update}
+RESULTS=${RESULTS:-$BUILD/test-results}
+mkdir -p "$RESULTS"
+. test/bench/operator-lib.sh
+trap op_cleanup EXIT
+trap 'exit 130' INT TERM
+passed=0 failed=0
+
+op_env_up || { echo "0 1" >"$RESULTS/chaos-scenarios.counts"; echo "FAIL chaos: environment"; exit 1; }
+echo "chaos: run $RUN, node $NODE, work dir $W"
+
+replicas_of() { $K -n "$1" get pods -l "redis.io/cluster=$2,redis.io/role=replica" -o jsonpath='{.items[*].metadata.name}'; }
+f_two_replicas() {
+  local p pids=""
+  for p in $(replicas_of "$1" "$2"); do pids+=" $(server_hostpid "$1" "$p")"; done
+  # shellcheck disable=SC2086
+  [ -n "${pids// /}" ] && kill -9 $pids
+}
+f_controller_kill() {
+  f_server_kill "$@" || return 1
+  kill -9 "$(ctl_pid)"; poll 10 test -s "$W/ctl-main.exit"
+  start_controller
+}
+f_rolling() {
+  local n=$(( 16 + ${ROLL_N:-0} % 8 + 1 ))
+  $K -n "$1" patch rediscluster "$2" --type=merge -p "{\"spec\":{\"redis\":{\"databases\":\"$n\"}}}" >/dev/null
+}
+hash_changed() { # NS NAME OLDHASH: every pod re-created with another spec hash, Ready
+  [ "$($K -n "$1" get pods -l "redis.io/cluster=$2" -o jsonpath='{range .items[*]}{.metadata.annotations.redis\.io/spec-hash}{"\n"}{end}' | sort -u)" != "$3" ] &&
+    [ "$($K -n "$1" get pods -l "redis.io/cluster=$2" -o jsonpath='{range .items[*]}{.metadata.annotations.redis\.io/spec-hash}{"\n"}{end}' | sort -u | wc -l)" = 1 ] &&
+    ready "$1" "$2"
+}
+r_rolling_done() { local h=$ROLL_HASH; poll 240 hash_changed "$1" "$2" "$h"; }
+
+# scenario NAME FAULT [RESTORE] [WAITFOR]
+scenario() {
+  local name=$1 ns=$RUN-$1 i dir ok
+  op_cluster "$ns" c 3 || { echo "FAIL chaos $name: cluster not Ready"; failed=$((failed + 1)); return; }
+  for i in $(seq 1 "$RUNS"); do
+    dir=$W/$name-$i ROLL_N=$i
+    ROLL_HASH=$($K -n "$ns" get pods -l redis.io/cluster=c -o jsonpath='{range .items[*]}{.metadata.annotations.redis\.io/spec-hash}{"\n"}{end}' | sort -u)
+    ok=0
+    if op_fault_run "$dir" "$ns" c "$2" "${3:-}" "${4:-elsewhere}"; then
+      [ "$VERIFY_RC" = 0 ] && [ "$(field "$VERIFY_LINE" lost)" = 0 ] &&
+        [ "$(field "$VERIFY_LINE" split_brain_instants)" = 0 ] && ok=1
+      line="ready_again_ms=$OP_READY_AGAIN_MS rto_ms=$RUN_RTO | $VERIFY_LINE"
+    else
+      line="broken: $(cat "$dir/why" 2>/dev/null) (ready_again: not reached)"
+      poll 180 ready "$ns" c
+    fi
+    if [ $ok = 1 ]; then echo "ok   chaos $name run $i: $line"; passed=$((passed + 1))
+    else echo "FAIL chaos $name run $i: $line"; failed=$((failed + 1)); fi
+  done
+  $K delete namespace "$ns" --wait=false >/dev/null 2>&1
+}
+
+for s in $SCEN; do
+  case $s in
+    server-kill) scenario $s f_server_kill ;;
+    im-kill) scenario $s f_im_kill "" any ;;
+    pod-delete) scenario $s f_pod_delete ;;
+    freeze-thaw) scenario $s f_freeze r_thaw ;;
+    net-cut) scenario $s f_net_cut r_net_restore ;;
+    two-replicas-kill) scenario $s f_two_replicas "" any ;;
+    controller-kill) scenario $s f_controller_kill ;;
+    rolling-update) scenario $s f_rolling r_rolling_done any ;;
+    *) echo "FAIL chaos: unknown scenario $s"; failed=$((failed + 1)) ;;
+  esac
+done
+echo "$passed $failed" >"$RESULTS/chaos-scenarios.counts"
+echo "chaos scenarios: $passed passed, $failed failed"
+[ $failed -eq 0 ]
