@@ -41,7 +41,7 @@ TEST_BINS += $(BUILD)/nodeagent-api-test
 
 # test/env/up.sh starts the agent (NODEAGENT_BIN, default build/nodeagent) once the control
 # plane is ready; test/run-integration.sh calls up.sh after `make test` built things.
-env-up: $(BUILD)/nodeagent
+env-up demo: $(BUILD)/nodeagent
 test: $(BUILD)/nodeagent
 integration: $(BUILD)/nodeagent
 export NODEAGENT_BIN := $(abspath $(BUILD)/nodeagent)
