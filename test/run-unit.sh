@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs Check unit-test binaries, prints each runner's summary line, and records the
 # totals in $RESULTS/unit.counts ("passed failed"). Exit 1 if any test failed.
-# VALGRIND=1 runs each binary under valgrind (no fork, leaks are errors).
+# VALGRIND=1 runs each binary under valgrind (Check's forked children too; definite leaks
+# are errors; time bounds scaled by TEST_TIME_SCALE).
 set -u
 RESULTS=${RESULTS:-build/test-results}
 mkdir -p "$RESULTS"
@@ -9,8 +10,8 @@ passed=0 failed=0
 for bin in "$@"; do
   out="$RESULTS/$(basename "$bin").log"
   if [ "${VALGRIND:-0}" = 1 ]; then
-    CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-      "$bin" >"$out" 2>&1
+    TEST_TIME_SCALE=10 valgrind -q --error-exitcode=99 --leak-check=full \
+      --errors-for-leak-kinds=definite "$bin" >"$out" 2>&1
   else
     "$bin" >"$out" 2>&1
   fi

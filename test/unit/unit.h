@@ -14,6 +14,16 @@
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Upper time bounds in tests are multiplied by $TEST_TIME_SCALE (default 1): under
+ * valgrind everything runs ~10x slower, and a bound is about order, not speed. */
+static inline long long unit_time_scale(void)
+{
+	const char *s = getenv("TEST_TIME_SCALE");
+	long long v = s ? strtoll(s, NULL, 10) : 1;
+
+	return v > 0 ? v : 1;
+}
+
 #define UNIT_MAIN(make_suite)                                                                      \
 	int main(void)                                                                             \
 	{                                                                                          \
