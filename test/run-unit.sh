@@ -2,7 +2,7 @@
 # Runs Check unit-test binaries, prints each runner's summary line, and records the
 # totals in $RESULTS/unit.counts ("passed failed"). Exit 1 if any test failed.
 # VALGRIND=1 runs each binary under valgrind (Check's forked children too; definite leaks
-# are errors; time bounds scaled by TEST_TIME_SCALE).
+# are errors; time bounds and Check timeouts scaled by 10).
 set -u
 RESULTS=${RESULTS:-build/test-results}
 mkdir -p "$RESULTS"
@@ -10,7 +10,7 @@ passed=0 failed=0
 for bin in "$@"; do
   out="$RESULTS/$(basename "$bin").log"
   if [ "${VALGRIND:-0}" = 1 ]; then
-    TEST_TIME_SCALE=10 valgrind -q --error-exitcode=99 --leak-check=full \
+    TEST_TIME_SCALE=10 CK_TIMEOUT_MULTIPLIER=10 valgrind -q --error-exitcode=99 --leak-check=full \
       --errors-for-leak-kinds=definite "$bin" >"$out" 2>&1
   else
     "$bin" >"$out" 2>&1
