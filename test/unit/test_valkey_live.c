@@ -349,6 +349,17 @@ static void check_complete(struct vk_conn *c, enum vk_engine engine, unsigned ve
 	vk_reply_free(r);
 }
 
+/* One server of ec's engine with an admin connection; false (skipped) when not installed. */
+static bool start_single(const struct engine_case *ec, struct server *s, struct vk_conn **admin)
+{
+	if (skip_missing(ec))
+		return false;
+	server_paths(s, 0);
+	server_start(s, ec->bin, NULL, NULL);
+	*admin = connect_to(s, NULL, NULL);
+	return true;
+}
+
 START_TEST(directives_live)
 {
 	const struct engine_case *ec = &engines[_i];
@@ -467,11 +478,8 @@ START_TEST(acl_two_passwords)
 	struct vk_conn *admin, *c;
 	struct err e;
 
-	if (skip_missing(ec))
+	if (!start_single(ec, &s, &admin))
 		return;
-	server_paths(&s, 0);
-	server_start(&s, ec->bin, NULL, NULL);
-	admin = connect_to(&s, NULL, NULL);
 	err_clear(&e);
 	must(vk_acl_setuser(admin, "u", rules, ARRAY_LEN(rules), &e), &e, "ACL SETUSER");
 
@@ -519,11 +527,8 @@ START_TEST(noauth_default_user)
 	struct vk_conn *admin, *c;
 	struct err e;
 
-	if (skip_missing(ec))
+	if (!start_single(ec, &s, &admin))
 		return;
-	server_paths(&s, 0);
-	server_start(&s, ec->bin, NULL, NULL);
-	admin = connect_to(&s, NULL, NULL);
 	err_clear(&e);
 	must(vk_config_set(admin, requirepass, 1, &e), &e, "requirepass");
 	/* The admin connection authenticated earlier (as default, no password): it stays. */
@@ -553,11 +558,8 @@ START_TEST(noperm_mapping)
 	struct buf v = BUF_INIT(64);
 	struct err e;
 
-	if (skip_missing(ec))
+	if (!start_single(ec, &s, &admin))
 		return;
-	server_paths(&s, 0);
-	server_start(&s, ec->bin, NULL, NULL);
-	admin = connect_to(&s, NULL, NULL);
 	err_clear(&e);
 	must(vk_acl_setuser(admin, "limited", rules, ARRAY_LEN(rules), &e), &e, "ACL SETUSER");
 	c = connect_to(&s, "limited", "pw");
