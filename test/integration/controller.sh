@@ -15,6 +15,7 @@
 # Prints one line per check and "info" lines with figures (time to Ready, failover and
 # switchover times); records "passed failed" in $RESULTS/controller.counts.
 #   BUILD=build/h12 bash test/integration/controller.sh      (KEEP=1 keeps the work dir)
+#   ONLY='t_one|t_scale' runs only the checks whose function matches the regex.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 . test/env/common.sh
@@ -28,6 +29,7 @@ passed=0 failed=0
 check() {
   local name=$1; shift
   local t0=$(date +%s)
+  [ -n "${ONLY:-}" ] && ! [[ "$1" =~ $ONLY ]] && return 0
   : >"$W/info"
   if ( "$@" ) >"$W/check.out" 2>&1; then
     echo "ok   controller: $name ($(( $(date +%s) - t0 ))s)"; passed=$((passed + 1))
