@@ -195,6 +195,22 @@ static bool promote(const struct ctl_view *v, struct plan_state *s, struct ctl_p
 	return false;
 }
 
+/*
+ * The old primary serves again, holding the Lease (its manager restarted before the
+ * promotion won the Lease): the failover is cancelled. Its Lease is proof that no
+ * other pod can have been promoted meanwhile.
+ */
+static bool back_as_primary(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *old)
+{
+	if (!old || old->deleting || !old->ip || !ctl_inst_ok(&old->inst) ||
+	    !ctl_inst_is_writable_primary(&old->inst) || !old->inst.lease_held ||
+	    v->lease.state != CTL_LEASE_HELD || strcmp(v->lease.holder, old->name) != 0)
+		return false;
+	clear_fo(p);
+	ctl_plan_event(p, false, "FailoverCancelled", "%s serves as primary again", old->name);
+	return true;
+}
+
 static bool fencing(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
                     const struct ctl_failover *fo)
 {
@@ -206,13 +222,8 @@ static bool fencing(const struct ctl_view *v, struct plan_state *s, struct ctl_p
 
 	s->phase = "Failing over";
 	s->progressing = true;
-	if (reachable && ctl_inst_is_writable_primary(&cp->inst) && cp->inst.lease_held &&
-	    v->lease.state == CTL_LEASE_HELD && strcmp(v->lease.holder, cp->name) == 0) {
-		clear_fo(p);
-		ctl_plan_event(p, false, "FailoverCancelled", "%s serves as primary again",
-		               cp->name);
+	if (back_as_primary(v, p, cp))
 		return true;
-	}
 	if (!lease_free(v) && !fenced && !need_fence) {
 		s->phase_reason = "waiting for the old primary to be fenced or its lease to expire";
 		ctl_plan_requeue(p, REQUEUE_FAST_MS);
@@ -254,6 +265,8 @@ static bool promoting(const struct ctl_view *v, struct plan_state *s, struct ctl
 		finalize(v, s, p, fo, to);
 		return false;
 	}
+	if (strcmp(fo->from, fo->to) != 0 && back_as_primary(v, p, ctl_view_pod(v, fo->from)))
+		return true;
 	if (!to || to->deleting ||
 	    (!ctl_inst_ok(&to->inst) && elapsed_ms(v, fo) > v->cfg->promote_timeout_ms)) {
 		status_fo(p, CTL_FO_FENCING, fo, NULL);

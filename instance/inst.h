@@ -107,6 +107,7 @@ struct inst {
 	bool follow_primary; /* parked for lack of an address: keep resolving */
 	int64_t follow_at;
 	int64_t secrets_at;
+	int64_t lease_observe_at; /* not primary: next read of the primary Lease */
 	struct vk_conn *ctl;
 	int sigfd, evfd;
 	int exit_code;
@@ -180,6 +181,9 @@ int inst_kube_other_pods(struct inst *in, bool *out, struct err *e);
 int inst_lease_init(struct inst *in, struct err *e);
 /* One acquire/renew step now: 0 held, -EBUSY someone else, other errno: API error. */
 int inst_lease_acquire(struct inst *in, struct err *e);
+/* Not primary: reads the Lease so that a later acquire judges its expiry from the last
+ * renewal seen (lib/k8s/lease.h). Every renewPeriod, from the supervisor's timers. */
+void inst_lease_observe_step(struct inst *in);
 /* Starts renewing (driver + watchdog threads); idempotent. */
 int inst_lease_start(struct inst *in, struct err *e);
 /* Stops renewing; release gives the Lease up (the fast path for the controller). */

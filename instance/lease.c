@@ -9,6 +9,12 @@
  * disconnect clients, marker file) over its own connection, then tells the
  * supervisor, which stops the threads and reports. The lease client's timeout is
  * below the renew deadline, so a hung request cannot outlive it.
+ *
+ * While not primary, the supervisor reads the Lease every renewPeriod
+ * (inst_lease_observe_step): expiry is judged client-go style by our own clock from
+ * when the record last changed, and observing keeps that clock running from the old
+ * primary's last renewal. Without it a replica asked to promote after a partition would
+ * start the clock at the promote request and wait a whole leaseDuration more.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -74,6 +80,19 @@ int inst_lease_init(struct inst *in, struct err *e)
 int inst_lease_acquire(struct inst *in, struct err *e)
 {
 	return k8s_lease_try_acquire_or_renew(in->lease, clock_mono_ms(), e);
+}
+
+void inst_lease_observe_step(struct inst *in)
+{
+	struct err e = { 0 };
+	int64_t now = clock_mono_ms();
+
+	if (!in->lease || in->lease_running || now < in->lease_observe_at)
+		return;
+	in->lease_observe_at = now + in->spec.renew_period_ms;
+	if (k8s_lease_observe(in->lease, now, &e) < 0)
+		log_debug("lease", "cannot read the primary lease", "lease", in->lease_name,
+		          "error", e.msg, (char *)NULL);
 }
 
 bool inst_lease_held(struct inst *in)

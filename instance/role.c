@@ -33,6 +33,18 @@ static bool r_empty(const struct inst_boot_facts *f)
 {
 	return is_primary(f) && !f->has_data && f->other_pods && f->instances > 1;
 }
+static bool same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* A failover (not a switchover or an in-place restart) is moving the primary elsewhere. */
+static bool r_failing_over_away(const struct inst_boot_facts *f)
+{
+	return is_primary(f) &&
+	       (same(f->failover_phase, "Fencing") || same(f->failover_phase, "Promoting")) &&
+	       same(f->failover_from, f->self) && !same(f->failover_to, f->self);
+}
 static bool r_need_lease(const struct inst_boot_facts *f)
 {
 	return is_primary(f) && f->lease == INST_LEASE_NOT_TRIED;
@@ -69,6 +81,7 @@ static const struct {
 	{ r_no_primary, INST_BOOT_WAIT, "status.currentPrimary is not set yet" },
 	{ r_fenced, INST_BOOT_PARK, "fenced: a fence marker is in the data dir" },
 	{ r_empty, INST_BOOT_PARK, "empty data dir while other instances exist" },
+	{ r_failing_over_away, INST_BOOT_PARK, "a failover away from this pod is running" },
 	{ r_need_lease, INST_BOOT_NEED_LEASE, "currentPrimary: acquiring the primary lease" },
 	{ r_lease_ok, INST_BOOT_PRIMARY, "currentPrimary and lease acquired" },
 	{ r_lease_other, INST_BOOT_WAIT, "currentPrimary, but the lease is held by another" },

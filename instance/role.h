@@ -19,7 +19,13 @@
  *        than one instance → PARK: an empty primary would make its replicas flush their
  *        data. (A brand-new cluster has no other pod yet; the controller creates the
  *        primary first.) The controller fails over, or promotes explicitly;
- *     c. the lease was not tried yet → NEED_LEASE; acquired → PRIMARY; held by another
+ *     c. a failover away from it is running (status.failover in phase Fencing or
+ *        Promoting, from = this pod, to unset or another pod) → PARK: the controller
+ *        decided this primary is gone (its manager was killed and its lease lapsed);
+ *        taking the lease back now would race the promotion. Parked, its offset stays
+ *        readable and it rejoins as a replica. (PrimaryRestart and Switchover phases
+ *        do not count: there the controller expects it back, or re-asks.)
+ *     d. the lease was not tried yet → NEED_LEASE; acquired → PRIMARY; held by another
  *        holder → WAIT (a failover is moving currentPrimary); API error → WAIT.
  *  4. Another pod is currentPrimary: its address is known → REPLICA of it; unknown
  *     (pod gone, no IP yet) → PARK, and the supervisor keeps resolving it: a parked
@@ -59,6 +65,8 @@ struct inst_boot_facts {
 	bool other_pods;             /* other pods of this cluster exist */
 	int64_t instances;           /* spec.instances */
 	bool primary_addr_known;     /* the current primary's address resolved */
+	const char *failover_phase;  /* status.failover.phase, from and to; NULL when unset */
+	const char *failover_from, *failover_to;
 	enum inst_lease_state lease;
 };
 

@@ -319,24 +319,43 @@ static int decode_engine(json_t *root, struct inst_spec *s, struct err *e)
 	return 0;
 }
 
+static char *dup_nonempty(const char *v)
+{
+	return v && *v ? xstrdup(v) : NULL;
+}
+
+/* status.failover: what a running failover or switchover is doing (role.h uses it). */
+static int decode_failover(json_t *root, struct inst_spec *s, struct err *e)
+{
+	const char *phase, *from, *to;
+	int rc;
+
+	if ((rc = jsonx_string(root, "status.failover.phase", NULL, &phase, e)) < 0 ||
+	    (rc = jsonx_string(root, "status.failover.from", NULL, &from, e)) < 0 ||
+	    (rc = jsonx_string(root, "status.failover.to", NULL, &to, e)) < 0)
+		return rc;
+	s->failover_phase = dup_nonempty(phase);
+	s->failover_from = dup_nonempty(from);
+	s->failover_to = dup_nonempty(to);
+	return 0;
+}
+
 static int decode_scalars(json_t *root, struct inst_spec *s, struct err *e)
 {
-	const char *mode, *storage, *cur, *tgt;
+	const char *mode, *storage, *cur;
 	int rc;
 
 	if ((rc = jsonx_string(root, "spec.mode", "standalone", &mode, e)) < 0 ||
 	    (rc = jsonx_int(root, "spec.instances", 1, 64, 1, &s->instances, e)) < 0 ||
 	    (rc = jsonx_string(root, "spec.storage.type", "pvc", &storage, e)) < 0 ||
 	    (rc = jsonx_string(root, "status.currentPrimary", NULL, &cur, e)) < 0 ||
-	    (rc = jsonx_string(root, "status.targetPrimary", NULL, &tgt, e)) < 0 ||
-	    (rc = decode_engine(root, s, e)) < 0)
+	    (rc = decode_failover(root, s, e)) < 0 || (rc = decode_engine(root, s, e)) < 0)
 		return rc;
 	if (strcmp(storage, "pvc") != 0 && strcmp(storage, "emptyDir") != 0)
 		return err_set(e, -EINVAL, "spec.storage.type: must be pvc or emptyDir");
 	s->ephemeral = strcmp(storage, "emptyDir") == 0;
 	s->mode = xstrdup(mode);
-	s->current_primary = cur && *cur ? xstrdup(cur) : NULL;
-	s->target_primary = tgt && *tgt ? xstrdup(tgt) : NULL;
+	s->current_primary = dup_nonempty(cur);
 	return 0;
 }
 
@@ -409,6 +428,8 @@ void inst_spec_release(struct inst_spec *s)
 	inst_desired_release(&s->desired);
 	free(s->mode);
 	free(s->current_primary);
-	free(s->target_primary);
+	free(s->failover_phase);
+	free(s->failover_from);
+	free(s->failover_to);
 	memset(s, 0, sizeof(*s));
 }

@@ -69,7 +69,8 @@ struct inst_spec {
 	struct inst_desired desired;
 	int64_t lease_duration_ms, renew_deadline_ms, renew_period_ms, switchover_timeout_ms;
 	char *current_primary; /* status; NULL when unset */
-	char *target_primary;
+	/* status.failover while one runs (NULL otherwise): its phase, from and to */
+	char *failover_phase, *failover_from, *failover_to;
 };
 
 /* Decodes a whole RedisCluster object (metadata, spec, status). */

@@ -4,9 +4,10 @@
  * One loop: poll() on a signalfd (SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP) and an
  * eventfd (commands posted by HTTP handlers, lease loss), plus timers checked on every
  * wake-up (at least every SUP_TICK_MS): the next boot attempt, a scheduled server
- * restart, the secret volumes' stamp, re-resolving the primary of a parked replica, and
- * re-asserting a fence's pause. Nothing here blocks without a deadline; the longest
- * blocking step is a switchover (bounded by its timeout).
+ * restart, the secret volumes' stamp, re-resolving the primary of a parked replica,
+ * re-asserting a fence's pause, and (while not primary) reading the primary Lease.
+ * Nothing here blocks without a deadline; the longest blocking step is a switchover
+ * (bounded by its timeout).
  *
  * Crash policy: a replica's or parked server that exits is restarted with jittered
  * exponential backoff in the same role. A server that exits while primary is NEVER
@@ -408,6 +409,9 @@ static void boot_facts(struct inst *in, struct inst_boot_facts *f, struct err *e
 	f->fenced = inst_marker_read(in->marker_path, reason, sizeof(reason));
 	f->has_data = inst_data_present(in->set.data_dir);
 	f->instances = in->spec.instances;
+	f->failover_phase = in->spec.failover_phase;
+	f->failover_from = in->spec.failover_from;
+	f->failover_to = in->spec.failover_to;
 	if (cur && strcmp(cur, f->self) == 0 && !f->has_data &&
 	    inst_kube_other_pods(in, &f->other_pods, e) < 0)
 		f->other_pods = true; /* unknown counts as "others exist": the safe side */
@@ -561,6 +565,8 @@ static void timers(struct inst *in, int64_t *boot_at, int64_t boot_deadline)
 		secrets_step(in);
 	if (in->follow_primary && now >= in->follow_at && in->server_pid > 0)
 		follow_step(in);
+	if (!*boot_at && in->want != INST_STATE_PRIMARY)
+		inst_lease_observe_step(in);
 	if (in->fence_reassert_at && now >= in->fence_reassert_at && inst_is_fenced(in) &&
 	    in->want == INST_STATE_PRIMARY) {
 		in->fence_reassert_at = now + INST_FENCE_REASSERT_MS;

@@ -344,6 +344,22 @@ static int read_and_act(struct k8s_lease *l, int64_t now, struct err *e)
 	return rc;
 }
 
+int k8s_lease_observe(struct k8s_lease *l, int64_t now, struct err *e)
+{
+	json_t *cur = NULL;
+	int rc = k8s_get(l->c, &k8s_res_leases, l->ns, l->name, &cur, e);
+
+	if (rc == -ENOENT) {
+		err_clear(e);
+		return 0;
+	}
+	if (rc)
+		return rc;
+	observe(l, cur, now);
+	json_decref(cur);
+	return 0;
+}
+
 /* Renew from the cached record (one PUT); a conflict re-reads. */
 static int renew_cached(struct k8s_lease *l, int64_t now, struct err *e)
 {

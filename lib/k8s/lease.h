@@ -19,6 +19,7 @@
  * record expired. Expiry is judged as client-go does, without trusting other clocks:
  * the record (holder, renewTime, resourceVersion) must stay unchanged for
  * leaseDurationSeconds of OUR monotonic clock since we first saw it that way.
+ * A candidate may call k8s_lease_observe every retry period to start that clock early.
  * Renew writes the cached Lease back with its resourceVersion (optimistic
  * concurrency, one PUT per renew, no GET); a 409 re-reads it: if someone else holds it
  * now, we lost.
@@ -92,6 +93,16 @@ int k8s_lease_try_acquire_or_renew(struct k8s_lease *l, int64_t now, struct err 
  * Leadership ends before the request is sent. 0 also when we did not hold it.
  */
 int k8s_lease_release(struct k8s_lease *l, struct err *e);
+
+/*
+ * Reads the Lease without writing it (a candidate that keeps watching): when the record
+ * changed since the last read, its expiry clock restarts at now. A candidate that
+ * observes every retry period and is then asked to acquire judges expiry from the
+ * last renewal it saw, not from the acquire attempt, so it need not wait a whole
+ * duration more. 0 (also when the Lease does not exist), or -errno of the GET.
+ * Driving thread only (not while the helper thread runs).
+ */
+int k8s_lease_observe(struct k8s_lease *l, int64_t now, struct err *e);
 
 /* Leading at monotonic time now (see the header comment). Lock-free. */
 bool k8s_lease_is_leader(const struct k8s_lease *l, int64_t now);

@@ -480,6 +480,20 @@ static const struct scenario cases[] = {
 	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
 	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
 	          "event:FailoverCompleted" },
+	{ .name = "resume Promoting: old primary back, holding the lease: cancelled",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
+	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "status:failover=null | event:FailoverCancelled" },
+	{ .name = "resume Promoting: old primary up but its lease gone: promote",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
+	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "parked", .offset = 1000, .no_lease = true }, R2 },
+	  .lease = L_EXPIRED,
+	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target gone: elect again",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
 	            "\"c-1\",\"to\":\"c-9\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",

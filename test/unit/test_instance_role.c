@@ -24,6 +24,7 @@ static const struct {
 	bool addr;
 	enum inst_lease_state lease;
 	enum inst_boot_action want;
+	const char *fo_phase, *fo_from, *fo_to; /* status.failover */
 } cases[] = {
 	{ "api down waits", U, "p-1", false, true, false, 3, true, ACQ, INST_BOOT_WAIT },
 	{ "api down even if primary known", U, "me", false, true, false, 3, false, NT,
@@ -57,6 +58,21 @@ static const struct {
 	  INST_BOOT_PARK },
 	{ "replica never takes the lease", OK, "p-1", false, true, false, 1, false, ACQ,
 	  INST_BOOT_PARK },
+	/* a restarted manager of the old primary while a failover moves away from it */
+	{ "failover Fencing away from me: park", OK, "me", false, true, true, 3, false, NT,
+	  INST_BOOT_PARK, "Fencing", "me", NULL },
+	{ "failover Promoting away from me: park", OK, "me", false, true, true, 3, false, NT,
+	  INST_BOOT_PARK, "Promoting", "me", "p-2" },
+	{ "failover Promoting me (self-promotion): lease", OK, "me", false, true, false, 1, false,
+	  NT, INST_BOOT_NEED_LEASE, "Promoting", "me", "me" },
+	{ "failover of another pod: lease as usual", OK, "me", false, true, true, 3, false, NT,
+	  INST_BOOT_NEED_LEASE, "Fencing", "p-9", NULL },
+	{ "in-place restart of me: lease", OK, "me", false, true, true, 3, false, NT,
+	  INST_BOOT_NEED_LEASE, "PrimaryRestart", "me", NULL },
+	{ "switchover from me: lease (the controller re-asks)", OK, "me", false, true, true, 3,
+	  false, NT, INST_BOOT_NEED_LEASE, "Switchover", "me", "p-2" },
+	{ "failover away from me, replica side unaffected", OK, "p-1", false, true, true, 3, true,
+	  NT, INST_BOOT_REPLICA, "Fencing", "me", NULL },
 };
 
 START_TEST(decide_table)
@@ -73,6 +89,9 @@ START_TEST(decide_table)
 	f.instances = cases[_i].instances;
 	f.primary_addr_known = cases[_i].addr;
 	f.lease = cases[_i].lease;
+	f.failover_phase = cases[_i].fo_phase;
+	f.failover_from = cases[_i].fo_from;
+	f.failover_to = cases[_i].fo_to;
 	inst_role_decide(&f, &d);
 	ck_assert_msg(d.action == cases[_i].want, "%s: got %s (%s), want %s", cases[_i].name,
 	              inst_boot_action_name(d.action), d.reason,

@@ -34,6 +34,8 @@ START_TEST(defaults)
 	ck_assert_int_eq(s.renew_period_ms, INST_RENEW_PERIOD_MS_DEFAULT);
 	ck_assert_int_eq(s.switchover_timeout_ms, INST_SWITCHOVER_MS_DEFAULT);
 	ck_assert_ptr_null(s.current_primary);
+	ck_assert_ptr_null(s.failover_phase);
+	ck_assert_ptr_null(s.failover_from);
 	ck_assert(!s.desired.has_maxmemory);
 	inst_spec_release(&s);
 	inst_spec_release(NULL);
@@ -52,7 +54,8 @@ START_TEST(full)
 	        "get\"],"
 	        "\"passwordSecrets\":[{\"name\":\"s\"}]}],\"failover\":{\"leaseDuration\":\"5s\","
 	        "\"renewDeadline\":\"3s\",\"renewPeriod\":\"500ms\",\"switchoverTimeout\":\"2s\"}},"
-	        "\"status\":{\"currentPrimary\":\"c-1\",\"targetPrimary\":\"c-2\"}}");
+	        "\"status\":{\"currentPrimary\":\"c-1\",\"targetPrimary\":\"c-2\","
+	        "\"failover\":{\"phase\":\"Promoting\",\"from\":\"c-1\",\"to\":\"c-2\"}}}");
 	struct inst_spec s, copy;
 
 	ck_assert_int_eq(inst_spec_decode(j, &s, NULL), 0);
@@ -68,7 +71,9 @@ START_TEST(full)
 	ck_assert_int_eq(s.renew_period_ms, 500);
 	ck_assert_int_eq(s.switchover_timeout_ms, 2000);
 	ck_assert_str_eq(s.current_primary, "c-1");
-	ck_assert_str_eq(s.target_primary, "c-2");
+	ck_assert_str_eq(s.failover_phase, "Promoting");
+	ck_assert_str_eq(s.failover_from, "c-1");
+	ck_assert_str_eq(s.failover_to, "c-2");
 	inst_desired_copy(&copy.desired, &s.desired);
 	ck_assert_str_eq(copy.desired.users[0].name, "app");
 	ck_assert_str_eq(copy.desired.redis[0].value, "100");

@@ -378,6 +378,42 @@ START_TEST(test_takeover_after_expiry)
 }
 END_TEST
 
+/* A candidate that kept observing takes over a duration after the last renewal it saw,
+ * not a duration after it was asked to acquire; observing never writes. */
+START_TEST(test_observe_starts_the_clock)
+{
+	struct env v;
+	struct k8s_lease *a, *b;
+	int puts;
+
+	env_start(&v);
+	a = lease_new(&v, "pod-a", NULL);
+	b = lease_new(&v, "pod-b", NULL);
+	ck_assert_int_eq(k8s_lease_observe(b, now(&v), NULL), 0); /* no Lease yet: fine */
+	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(a, now(&v), NULL), 0);
+	for (int i = 0; i < 3; i++) {
+		clock_manual_advance(&v.clk, 2000);
+		ck_assert_int_eq(k8s_lease_try_acquire_or_renew(a, now(&v), NULL), 0);
+		ck_assert_int_eq(k8s_lease_observe(b, now(&v), NULL), 0);
+	}
+	puts = v.api.puts;
+	/* a goes silent; b keeps observing the same record */
+	for (int i = 0; i < 7; i++) {
+		clock_manual_advance(&v.clk, 2000);
+		ck_assert_int_eq(k8s_lease_observe(b, now(&v), NULL), 0);
+	}
+	ck_assert_int_eq(v.api.puts, puts);
+	clock_manual_advance(&v.clk, 999); /* 14999 ms after the last change b saw */
+	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(b, now(&v), NULL), -EBUSY);
+	clock_manual_advance(&v.clk, 1);
+	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(b, now(&v), NULL), 0);
+	ck_assert_str_eq(spec_s(&v, "holderIdentity"), "pod-b");
+	k8s_lease_free(a);
+	k8s_lease_free(b);
+	env_stop(&v);
+}
+END_TEST
+
 START_TEST(test_renew_deadline)
 {
 	struct env v;
@@ -615,6 +651,7 @@ static Suite *make_suite(void)
 	tcase_add_test(ts, test_acquire_creates);
 	tcase_add_test(ts, test_renew_is_one_put);
 	tcase_add_test(ts, test_takeover_after_expiry);
+	tcase_add_test(ts, test_observe_starts_the_clock);
 	tcase_add_test(ts, test_renew_deadline);
 	tcase_add_test(ts, test_release_fast_path);
 	tcase_add_test(ts, test_conflict_reread);

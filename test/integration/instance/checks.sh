@@ -325,6 +325,10 @@ common_suite() { # CLUSTER
     crash_primary "$c" "$c-1" "$c-2"
   check "a replica whose primary has no address starts parked, then follows it" \
     parked_follows "f$RANDOM"
+  check "old primary's manager restarted mid-failover: parks, never takes the lease back" \
+    failover_away "o$RANDOM"
+  check "a replica that kept reading the Lease takes a lapsed one at the first ask" \
+    lease_observed "l$RANDOM" 3>&1
   check "HTTPS API: client certificate required for mutations; peer promote over HTTPS" \
     http_tls "t$RANDOM"
   check "SIGTERM on a replica's manager: clean exit within the deadline" sigterm_replica "$c-3"
@@ -467,4 +471,57 @@ parked_follows() { # CLUSTER
     -p '{"status":{"podIP":"127.0.0.1","podIPs":[{"ip":"127.0.0.1"}]}}' || return 1
   poll 15 ready "$c-2" || { st "$c-2"; return 1; }
   is "$c-2" .state replica && is "$c-2" .replication.masterPort "$(port "$c-1" 1)"
+}
+
+# The old primary's manager restarts while a failover away from it runs (status.failover
+# set by the controller first): it parks instead of taking its lapsed lease back, the
+# replica is promoted, and the old primary rejoins as its replica with its data.
+failover_away() { # CLUSTER
+  local c=$1
+  mkcluster "$c" redis 2 >/dev/null; set_primary "$c" "$c-1" >/dev/null
+  mkpod "$c-1" "$c" >/dev/null; start_mgr "$c-1" "$c"; poll 20 ready "$c-1" || return 1
+  mkpod "$c-2" "$c" >/dev/null; start_mgr "$c-2" "$c"; poll 20 ready "$c-2" || return 1
+  rcli "$c-1" SET before:failover 1 | grep -q OK || return 1
+  poll 10 eq 1 rcli "$c-2" GET before:failover || return 1
+  kill -KILL "$(mgr_pid "$c-1")" # its server dies with it (PDEATHSIG)
+  kretry patch rediscluster "$c" --subresource=status --type=merge \
+    -p "{\"status\":{\"failover\":{\"phase\":\"Fencing\",\"from\":\"$c-1\",\"reason\":\"test\"}}}" || return 1
+  start_mgr "$c-1" "$c"
+  poll 20 is "$c-1" .state parked || { st "$c-1"; return 1; }
+  is "$c-1" .reason "a failover away from this pod is running" || { st "$c-1"; return 1; }
+  ucli "$c-1" default "$DEFPW" SET x 1 | grep -q READONLY || return 1
+  is "$c-1" .leaseHeld false || return 1
+  poll 10 post_ok "$c-2" promote || { post "$c-2" promote; return 1; }
+  kretry patch rediscluster "$c" --subresource=status --type=merge \
+    -p "{\"status\":{\"currentPrimary\":\"$c-2\",\"failover\":null}}" || return 1
+  post_ok "$c-1" replicate "$(addr_body "$c-2")" || return 1
+  poll 15 ready "$c-1" && is "$c-1" .state replica && eq 1 rcli "$c-1" GET before:failover
+}
+
+# A replica reads the primary Lease every renewPeriod, so after the primary is cut from
+# the API server it may take the Lease a leaseDuration after the last renewal it saw,
+# not a leaseDuration after it was asked to promote. Asked once, just after that
+# moment (leaseDuration 4s + renewPeriod 500ms + tick), it must succeed at once.
+lease_observed() { # CLUSTER
+  local c=$1 relay k="$W/relay-observe-kubeconfig" rp t0 ms
+  alloc_ports "relay-$c"; relay=$(port "relay-$c" 1)
+  sed -E "s#server: .*#server: https://127.0.0.1:$relay#" "$KUBECONFIG_ADMIN" >"$k"
+  python3 test/integration/instance/tcpproxy.py "$relay" "$ENV_HOST_IP" "$ENV_API_PORT" &
+  rp=$!
+  mkcluster "$c" redis 2 >/dev/null; set_primary "$c" "$c-1" >/dev/null
+  mkpod "$c-1" "$c" >/dev/null; KCFG=$k start_mgr "$c-1" "$c"
+  poll 20 ready "$c-1" || { kill "$rp"; st "$c-1"; return 1; }
+  mkpod "$c-2" "$c" >/dev/null; start_mgr "$c-2" "$c"
+  poll 20 ready "$c-2" || { kill "$rp"; return 1; }
+  sleep 2
+  kill -KILL "$rp"; wait "$rp" 2>/dev/null
+  t0=$(date +%s%N)
+  poll 5 is "$c-1" .fenced true || { st "$c-1"; return 1; }
+  ms=$(( 5000 - ($(date +%s%N) - t0) / 1000000 ))
+  [ "$ms" -gt 0 ] && sleep "$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))"
+  post "$c-2" promote >"$W/observe.out"
+  ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+  echo "info instance: primary cut from the API server -> replica promoted at the first ask, $ms ms after the cut (leaseDuration 4s)" >&3
+  grep -q '^200 ' "$W/observe.out" || { cat "$W/observe.out"; return 1; }
+  is "$c-2" .leaseHeld true && [ "$(lease_holder "$c")" = "$c-2" ]
 }
