@@ -15,6 +15,12 @@
 #                      fails until one is back)
 #   controller-kill    SIGKILL of the primary's server, then of the controller; restarted
 #   rolling-update     a static setting changed (databases) under load: rolling restart
+#   api-cut            the primary pod cut from the API server only (iptables DROP in its
+#                      netns): it must fence itself at the renew deadline, a replica takes
+#                      over once the Lease lapsed; restored, the old primary rejoins
+#   switchover-kill    a switchover to a replica is asked and that replica's server is
+#                      SIGKILLed at once (the switchover fails or completes; either way
+#                      no acknowledged write is lost)
 #
 # The environment is test/integration/controller.sh's (test/bench/operator-lib.sh).
 # Environment: BUILD (build), CHAOS_RUNS (3 runs of each), CHAOS_SCENARIOS (all),
@@ -24,7 +30,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 RUNS=${CHAOS_RUNS:-3}
-SCEN=${CHAOS_SCENARIOS:-server-kill im-kill pod-delete freeze-thaw net-cut two-replicas-kill controller-kill rolling-update}
+SCEN=${CHAOS_SCENARIOS:-server-kill im-kill pod-delete freeze-thaw net-cut api-cut two-replicas-kill switchover-kill controller-kill rolling-update}
 RESULTS=${RESULTS:-$BUILD/test-results}
 mkdir -p "$RESULTS"
 . test/bench/operator-lib.sh
@@ -46,6 +52,26 @@ f_controller_kill() {
   f_server_kill "$@" || return 1
   kill -9 "$(ctl_pid)"; poll 10 test -s "$W/ctl-main.exit"
   start_controller
+}
+# The pod's network namespace through its PID 1 (the instance manager: the server's parent).
+pod_nsenter() { local s; s=$(server_hostpid "$1" "$2") && nsenter -t "$(ps -o ppid= -p "$s" | tr -d ' ')" -n "${@:3}"; }
+api_rule() { echo "OUTPUT -d $ENV_HOST_IP -p tcp --dport $ENV_API_PORT -j DROP"; }
+f_api_cut() {
+  # shellcheck disable=SC2046
+  pod_nsenter "$1" "$3" iptables -w -I $(api_rule) && echo "$1 $3" >"$W/api-cut"
+}
+r_api_restore() {
+  local i
+  # the old primary's server may be restarting (parked): retry until its netns is found
+  # shellcheck disable=SC2046
+  for i in $(seq 1 50); do pod_nsenter "$1" "$3" iptables -w -D $(api_rule) 2>/dev/null && return 0; sleep 0.2; done
+  return 1
+}
+f_switchover_kill() {
+  local t; t=$(replicas_of "$1" "$2" | awk '{print $1}')
+  [ -n "$t" ] || return 1
+  $K -n "$1" annotate rediscluster "$2" "redis.io/switchover-to=$t" --overwrite >/dev/null &&
+    sleep 0.1 && kill -9 "$(server_hostpid "$1" "$t")"
 }
 f_rolling() {
   local n=$(( 16 + ${ROLL_N:-0} % 8 + 1 ))
@@ -87,7 +113,9 @@ for s in $SCEN; do
     pod-delete) scenario $s f_pod_delete ;;
     freeze-thaw) scenario $s f_freeze r_thaw ;;
     net-cut) scenario $s f_net_cut r_net_restore ;;
+    api-cut) scenario $s f_api_cut r_api_restore ;;
     two-replicas-kill) scenario $s f_two_replicas "" any ;;
+    switchover-kill) scenario $s f_switchover_kill "" any ;;
     controller-kill) scenario $s f_controller_kill ;;
     rolling-update) scenario $s f_rolling r_rolling_done any ;;
     *) echo "FAIL chaos: unknown scenario $s"; failed=$((failed + 1)) ;;
