@@ -108,6 +108,8 @@ struct inst {
 	int64_t follow_at;
 	int64_t secrets_at;
 	int64_t lease_observe_at; /* not primary: next read of the primary Lease */
+	bool server_tls;          /* the config last written enables TLS */
+	uint64_t tls_stamp;       /* inst_tls_stamp() when the server last loaded its TLS files */
 	struct vk_conn *ctl;
 	int sigfd, evfd;
 	int exit_code;
@@ -146,6 +148,8 @@ struct inst {
 int inst_creds_load(const struct inst_settings *s, struct inst_creds *out, struct err *e);
 /* A cheap fingerprint of the secret files (paths, inodes, sizes, mtimes, ..data). */
 uint64_t inst_creds_stamp(const struct inst_settings *s);
+/* The same for the server's TLS directory (tls.crt, tls.key, ca.crt). */
+uint64_t inst_tls_stamp(const struct inst_settings *s);
 /* cur takes fresh's passwords; the "all" sets keep cur's old ones. fresh is consumed. */
 void inst_creds_merge(struct inst_creds *cur, struct inst_creds *fresh);
 void inst_creds_drop_old(struct inst_creds *c);

@@ -192,6 +192,11 @@ uint64_t inst_creds_stamp(const struct inst_settings *s)
 	return stamp_path(h, s->users_dir, 0);
 }
 
+uint64_t inst_tls_stamp(const struct inst_settings *s)
+{
+	return stamp_path(14695981039346656037ULL, s->tls_dir, 0);
+}
+
 static void union_into(struct inst_pwset *all, const struct inst_pwset *old,
                        const struct inst_pwset *cur)
 {

@@ -4,7 +4,7 @@
  * One loop: poll() on a signalfd (SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP) and an
  * eventfd (commands posted by HTTP handlers, lease loss), plus timers checked on every
  * wake-up (at least every SUP_TICK_MS): the next boot attempt, a scheduled server
- * restart, the secret volumes' stamp, re-resolving the primary of a parked replica,
+ * restart, the secret volumes' stamp (passwords, TLS files), re-resolving the primary of a parked replica,
  * re-asserting a fence's pause, and (while not primary) reading the primary Lease.
  * Nothing here blocks without a deadline; the longest blocking step is a switchover
  * (bounded by its timeout).
@@ -170,6 +170,8 @@ int inst_write_config(struct inst *in, struct err *e)
 	if (!rc)
 		rc = inst_file_write_atomic(in->conf_path, text.data, text.len, e);
 	if (!rc) {
+		in->server_tls = r.tls_cert != NULL;
+		in->tls_stamp = inst_tls_stamp(&in->set);
 		pthread_mutex_lock(&in->mu);
 		inst_conf_hash(&conf, in->snap.config_hash);
 		pthread_mutex_unlock(&in->mu);
@@ -506,6 +508,40 @@ static void follow_step(struct inst *in)
 	inst_spec_release(&s);
 }
 
+/*
+ * The TLS files changed (a renewed certificate in the projected volume): the server
+ * re-reads them when the same paths are set again (REDIS-FACTS.md), so no restart.
+ * Turning TLS on or off changes the listening ports: that one needs a restart.
+ */
+static void tls_step(struct inst *in)
+{
+	char cert[PATH_MAX], key[PATH_MAX], ca[PATH_MAX];
+	uint64_t stamp = inst_tls_stamp(&in->set);
+	struct err e = { 0 };
+	bool on;
+
+	if (stamp == in->tls_stamp || in->server_pid <= 0)
+		return;
+	tls_files(in->set.tls_dir, cert, key, ca, &on);
+	if (on && in->server_tls) {
+		const struct vk_kv kv[] = { { "tls-cert-file", cert },
+			                    { "tls-key-file", key },
+			                    { "tls-ca-cert-file", ca } };
+
+		if (vk_config_set(in->ctl, kv, 3, &e) < 0) {
+			log_warn("supervisor", "TLS files changed but the server refused them",
+			         "error", e.msg, (char *)NULL);
+			return; /* retried on the next tick: a half-written update settles */
+		}
+		log_info("supervisor", "TLS files changed: the server reloaded them", "pod",
+		         in->set.pod_name, (char *)NULL);
+	} else if (on != in->server_tls) {
+		log_warn("supervisor", "TLS turned on or off in the files: needs a restart", "pod",
+		         in->set.pod_name, (char *)NULL);
+	}
+	in->tls_stamp = stamp;
+}
+
 static void secrets_step(struct inst *in)
 {
 	struct inst_creds fresh;
@@ -561,8 +597,10 @@ static void timers(struct inst *in, int64_t *boot_at, int64_t boot_deadline)
 		log_error("supervisor", "server restart failed", "error", e.msg, (char *)NULL);
 		schedule_restart(in);
 	}
-	if (!*boot_at && now >= in->secrets_at)
+	if (!*boot_at && now >= in->secrets_at) {
 		secrets_step(in);
+		tls_step(in);
+	}
 	if (in->follow_primary && now >= in->follow_at && in->server_pid > 0)
 		follow_step(in);
 	if (!*boot_at && in->want != INST_STATE_PRIMARY)

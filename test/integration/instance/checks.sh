@@ -329,6 +329,8 @@ common_suite() { # CLUSTER
     failover_away "o$RANDOM"
   check "a replica that kept reading the Lease takes a lapsed one at the first ask" \
     lease_observed "l$RANDOM" 3>&1
+  check "server TLS certificate renewed in its directory: reloaded live, same server pid" \
+    tls_reload "t$RANDOM"
   check "HTTPS API: client certificate required for mutations; peer promote over HTTPS" \
     http_tls "t$RANDOM"
   check "SIGTERM on a replica's manager: clean exit within the deadline" sigterm_replica "$c-3"
@@ -524,4 +526,29 @@ lease_observed() { # CLUSTER
   echo "info instance: primary cut from the API server -> replica promoted at the first ask, $ms ms after the cut (leaseDuration 4s)" >&3
   grep -q '^200 ' "$W/observe.out" || { cat "$W/observe.out"; return 1; }
   is "$c-2" .leaseHeld true && [ "$(lease_holder "$c")" = "$c-2" ]
+}
+
+# A renewed server certificate in the TLS directory is loaded live: the server serves
+# the new one with the same pid (CONFIG SET of the same paths re-reads them).
+served_cn() { echo | timeout 5 openssl s_client -connect "127.0.0.1:$1" 2>/dev/null | sed -n 's/^subject=.*CN = //p'; }
+tls_reload() { # CLUSTER
+  local c=$1 d n pid
+  d=$W/tlsx; mkdir -p "$d"
+  ( cd "$d" || exit 1
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=ca
+    for n in a b; do
+      openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout $n.key -out $n.csr -subj "/CN=server-$n"
+      openssl x509 -req -in $n.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out $n.crt -days 2
+    done ) >/dev/null 2>&1 || return 1
+  mkcluster "$c" redis 1 >/dev/null; set_primary "$c" "$c-1" >/dev/null; mkpod "$c-1" "$c" >/dev/null
+  mkdir -p "$W/$c-1/tls" && cp "$d/a.crt" "$W/$c-1/tls/tls.crt" && cp "$d/a.key" "$W/$c-1/tls/tls.key" &&
+    cp "$d/ca.crt" "$W/$c-1/tls/ca.crt" || return 1
+  start_mgr "$c-1" "$c"
+  poll 20 ready "$c-1" || { st "$c-1"; return 1; }
+  [ "$(served_cn "$(port "$c-1" 1)")" = server-a ] || { echo "served: $(served_cn "$(port "$c-1" 1)")"; return 1; }
+  pid=$(server_pid "$c-1")
+  cp "$d/b.key" "$W/$c-1/tls/tls.key.new" && cp "$d/b.crt" "$W/$c-1/tls/tls.crt.new" &&
+    mv "$W/$c-1/tls/tls.key.new" "$W/$c-1/tls/tls.key" && mv "$W/$c-1/tls/tls.crt.new" "$W/$c-1/tls/tls.crt"
+  poll 10 eq server-b served_cn "$(port "$c-1" 1)" || { echo "still $(served_cn "$(port "$c-1" 1)")"; return 1; }
+  [ "$(server_pid "$c-1")" = "$pid" ] && grep -q "the server reloaded them" "$W/$c-1/log"
 }
