@@ -77,6 +77,12 @@ enum api_storage_type {
 	API_STORAGE_EMPTYDIR,
 };
 
+/* spec.storage.pvcRetention: what scale-down does with a removed replica's PVC. */
+enum api_pvc_retention {
+	API_PVC_DELETE = 1,
+	API_PVC_RETAIN,
+};
+
 /* In the CRD's order; 0 when spec.memory.maxMemoryPolicy is unset. */
 enum api_maxmemory_policy {
 	API_POLICY_NOEVICTION = 1,
@@ -112,6 +118,7 @@ struct api_storage {
 	enum api_storage_type type;
 	struct api_quantity size; /* bytes */
 	const char *storage_class_name;
+	enum api_pvc_retention pvc_retention;
 };
 
 struct api_memory {
@@ -305,6 +312,8 @@ struct api_redis_cluster_status {
 	json_t *secrets_resource_version; /* Secret name → resourceVersion, or NULL */
 	double *time_to_ready_seconds;
 	size_t n_time_to_ready_seconds;
+	const char **dangling_pvcs; /* PVCs no pod uses, neither reused nor deleted */
+	size_t n_dangling_pvcs;
 	struct api_last_failover last_failover;
 	json_t *failover; /* the controller's state machine (pass-through), or NULL */
 };

@@ -94,7 +94,11 @@ static const struct api_schema storage = {
 	                           .rules = api_rc_storage_size_rules),
 	                  API_C_BYTES, struct api_storage, size),
 	        API_FIELD("storageClassName", NAME(253, NULL), API_C_STRING, struct api_storage,
-	                  storage_class_name)),
+	                  storage_class_name),
+	        API_FIELD("pvcRetention",
+	                  API_NODE(.type = API_STRING, .enums = API_STRS("Delete", "Retain"),
+	                           .default_json = "\"Delete\""),
+	                  API_C_ENUM, struct api_storage, pvc_retention)),
 };
 
 static const struct api_schema memory = {
@@ -482,6 +486,8 @@ static const struct api_schema status = {
 	                  secrets_resource_version),
 	        API_LIST("timeToReadySeconds", LIST(16, &number), STATUS, time_to_ready_seconds,
 	                 n_time_to_ready_seconds, API_C_NUMBER, double),
+	        API_LIST("danglingPVCs", LIST(256, &string_253), STATUS, dangling_pvcs,
+	                 n_dangling_pvcs, API_C_STRING, const char *),
 	        API_FIELD_FLAG("lastFailover", &last_failover, API_C_STRUCT, STATUS, last_failover,
 	                       last_failover.set),
 	        API_FIELD("failover", &failover_state, API_C_JSON, STATUS, failover)),

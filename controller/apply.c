@@ -6,6 +6,11 @@
  * checked: a controller that lost its Lease sends nothing more, even mid-plan.
  * Creating something that already exists counts as done (the cache was behind), and so
  * does deleting something already gone. The plan's status is patched last, best effort.
+ *
+ * Generated Secrets get their contents here, just before they are sent (random
+ * passwords; the cluster's TLS material, controller/pki.h), and the copy is wiped right
+ * after: the plan itself never holds a secret, and no log line quotes one. Instance
+ * POSTs go over HTTPS with the cluster's material to pods that mount it (instclient.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +19,7 @@
 
 #include "controller/ctl.h"
 #include "controller/desired.h"
+#include "controller/pki.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/jsonx.h"
@@ -48,21 +54,46 @@ static int fill_password(json_t *obj)
 	return 0;
 }
 
+/* <cluster>-operator-tls as the cache has it, else as the API server has it (it may have
+ * been created a moment ago, by the action before this one). */
+static json_t *operator_tls(struct ctl *c, const struct ctl_view *v, struct err *e)
+{
+	char name[CTL_NAME_MAX + 1];
+	json_t *sec;
+
+	desired_name(v->rc, DESIRED_OPERATOR_TLS, name, sizeof(name));
+	sec = k8s_informer_get(c->inf[CTL_INF_SECRETS], v->ns, name);
+	if (!sec && k8s_get(c->kube, &k8s_res_secrets, v->ns, name, &sec, e) < 0)
+		return NULL;
+	return sec;
+}
+
+static int fill_tls(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                    json_t *obj, struct err *e)
+{
+	json_t *op;
+	int rc;
+
+	if (a->fill_tls == CTL_FILL_TLS_OPERATOR)
+		return ctl_pki_fill_operator(obj, v->name, e);
+	if (!(op = operator_tls(c, v, e)))
+		return e->code ? e->code : -ENOENT;
+	rc = ctl_pki_fill_instance(obj, op, v->name, e);
+	json_decref(op);
+	return rc;
+}
+
 static int do_create(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
                      struct err *e)
 {
 	json_t *obj = json_deep_copy(a->obj);
 	int rc = a->fill_password ? fill_password(obj) : 0;
 
+	if (!rc && a->fill_tls)
+		rc = fill_tls(c, v, a, obj, e);
 	if (!rc)
 		rc = k8s_create(c->kube, a->res, v->ns, obj, NULL, NULL, e);
-	if (a->fill_password) {
-		json_t *sd = json_object_get(obj, "stringData");
-		const char *pw = json_string_value(json_object_get(sd, "password"));
-
-		if (pw)
-			secure_zero((void *)pw, strlen(pw));
-	}
+	ctl_pki_wipe(obj); /* the generated password or key material */
 	json_decref(obj);
 	return rc == -EEXIST ? 0 : rc;
 }
@@ -76,6 +107,22 @@ static int do_delete(struct ctl *c, const struct ctl_view *v, const struct ctl_a
 	return rc == -ENOENT ? 0 : rc;
 }
 
+/* POST to the pod's manager: HTTPS with the cluster's material when the pod mounts it. */
+static int post(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                int64_t timeout, json_t **answer, struct err *e)
+{
+	const struct ctl_pod *pod = ctl_view_pod(v, a->name);
+	struct ctl_pki_client tls = { 0 };
+	bool https = pod && ctl_pki_pod_uses_tls(pod->obj);
+	int rc = https ? ctl_instance_tls(c, v->ns, v->name, &tls, e) : 0;
+
+	if (!rc)
+		rc = ctl_instance_post(a->ip, a->op, a->obj, timeout, https ? &tls : NULL, answer,
+		                       e);
+	ctl_pki_client_release(&tls);
+	return rc;
+}
+
 static int do_instance(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
                        struct err *e)
 {
@@ -87,7 +134,7 @@ static int do_instance(struct ctl *c, const struct ctl_view *v, const struct ctl
 		return err_set(e, -EADDRNOTAVAIL, "pod %s has no IP", a->name);
 	if (strcmp(a->op, "switchover") == 0)
 		timeout += v->rc->spec.failover.switchover_timeout.ms + SWITCHOVER_EXTRA_MS;
-	rc = ctl_instance_post(a->ip, a->op, a->obj, timeout, &answer, e);
+	rc = post(c, v, a, timeout, &answer, e);
 	if (!rc && a->metric == CTL_METRIC_SWITCHOVER) {
 		json_t *pause = json_object_get(answer, "writePauseMs");
 
@@ -204,7 +251,9 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
 		}
 		atomic_fetch_add(&c->metrics.action_errors, 1);
 		if (!a->optional)
-			rc = arc;
+			rc = a->busy_retry_ms > 0 && (arc == -EBUSY || arc == -EAGAIN)
+			             ? (int)a->busy_retry_ms
+			             : arc;
 	}
 	if (p->status && atomic_load(&c->leading)) {
 		err_clear(&e);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "controller/model.h"
+#include "controller/pki.h"
 #include "lib/err.h"
 #include "lib/k8s/client.h"
 #include "lib/k8s/events.h"
@@ -148,18 +149,26 @@ void ctl_workers_stop(struct ctl *c);
 int ctl_reconcile(struct ctl *c, const char *key);
 
 /* --- apply.c -------------------------------------------------------------------------- */
-/* Runs the plan's actions in order, then its status. 0, or the errno of the first failed
- * non-optional action (or -ECANCELED when leadership was lost). */
+/* Runs the plan's actions in order, then its status. 0; the errno of the first failed
+ * non-optional action (or -ECANCELED when leadership was lost); or, when that action
+ * was refused with "not yet" (409/503) and has busy_retry_ms, that delay (> 0): the
+ * plan waits for something, it did not fail. */
 int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p);
 
 /* --- instclient.c --------------------------------------------------------------------- */
 /*
- * POST http://ip:8000/v1/<op> with body; 0 on HTTP 200 (*answer, when not NULL, gets the
- * parsed answer), else -EIO/-ETIMEDOUT/-ECONNREFUSED/-EBUSY (409)/-EAGAIN (503) with the
- * instance's error message in e.
+ * POST https://ip:8000/v1/<op> with body (http:// when tls is NULL: a pod without the
+ * instance TLS volume); 0 on HTTP 200 (*answer, when not NULL, gets the parsed answer),
+ * else -EIO/-ETIMEDOUT/-ECONNREFUSED/-EBUSY (409)/-EAGAIN (503) with the instance's error
+ * message in e.
  */
 int ctl_instance_post(const char *ip, const char *op, json_t *body, int64_t timeout_ms,
-                      json_t **answer, struct err *e);
+                      const struct ctl_pki_client *tls, json_t **answer, struct err *e);
+/* The controller's TLS material for cluster ns/cluster from the Secret cache
+ * (<cluster>-operator-tls): 0, -ENOENT (not there yet), -EINVAL (bad material; e names
+ * the Secret and the key). Release out with ctl_pki_client_release. */
+int ctl_instance_tls(struct ctl *c, const char *ns, const char *cluster, struct ctl_pki_client *out,
+                     struct err *e);
 /* A random password of DESIRED_PASSWORD_LEN letters and digits from /dev/urandom (free
  * with free_secret). NULL when the kernel gives no randomness. */
 char *ctl_random_password(void);

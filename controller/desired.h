@@ -8,7 +8,9 @@
  * redis.io/cluster and the app.kubernetes.io labels. Names:
  *   ServiceAccount, Role, RoleBinding, NetworkPolicy   <cluster>
  *   Secrets        <cluster>-auth (spec.authSecret unset), <cluster>-operator,
- *                  spec.connectionSecret.name
+ *                  <cluster>-operator-tls (the controller's CAs and client certificate:
+ *                  never readable by the pods), <cluster>-instance-tls (the pods' HTTPS
+ *                  material, see controller/pki.h), spec.connectionSecret.name
  *   Services       <cluster>-leader (role=primary), <cluster>-replica, <cluster>-any
  *   PDBs           <cluster>-primary (minAvailable 1), <cluster>-replica (replicas - 1)
  *   Lease          <cluster>-primary (created empty; the instance managers take it)
@@ -17,9 +19,10 @@
  * The pod layout is the instance manager's contract (instance/settings.c): env
  * REDIS_OPERATOR_{POD_NAME,POD_NAMESPACE,POD_IP,CLUSTER_NAME}; /data (PVC or emptyDir),
  * /run/redis-operator (socket), /etc/redis-operator/{auth,operator-auth,users,tls}
- * (Secrets: `password`; users/<user>/<secret>; tls.crt, tls.key, ca.crt); ports 6379
- * "redis", 8000 "http", 9121 "metrics"; the binary copied to /controller by the
- * copy-binary init container. See controller/README.md.
+ * (Secrets: `password`; users/<user>/<secret>; tls.crt, tls.key, ca.crt),
+ * /etc/redis-operator/http-tls (<cluster>-instance-tls: the API serves HTTPS, probes use
+ * scheme HTTPS); ports 6379 "redis", 8000 "http", 9121 "metrics"; the binary copied to
+ * /controller by the copy-binary init container. See controller/README.md.
  *
  * Hashes: desired_spec_hash covers what needs a restart (the pod spec without the init
  * container, whose image is the operator's, the pod template metadata, and spec.redis
@@ -45,6 +48,9 @@
 #define DESIRED_GRACE_SECONDS   30
 #define DESIRED_OPERATOR_SECRET "-operator"
 #define DESIRED_AUTH_SECRET     "-auth"
+#define DESIRED_OPERATOR_TLS    "-operator-tls" /* suffix; the controller's only */
+#define DESIRED_INSTANCE_TLS    "-instance-tls" /* suffix; mounted by the pods */
+#define DESIRED_HTTP_TLS_VOLUME "http-tls"      /* the pod volume of <cluster>-instance-tls */
 
 enum desired_service {
 	DESIRED_SVC_LEADER,
@@ -77,6 +83,9 @@ json_t *desired_network_policy(const struct api_redis_cluster *rc, const struct 
 /* Without data: the applier adds a random password (CTL action fill_password). */
 json_t *desired_auth_secret(const struct api_redis_cluster *rc);
 json_t *desired_operator_secret(const struct api_redis_cluster *rc);
+/* Without data: the applier generates the material (CTL action fill_tls, controller/pki.h). */
+json_t *desired_operator_tls_secret(const struct api_redis_cluster *rc);
+json_t *desired_instance_tls_secret(const struct api_redis_cluster *rc);
 /* NULL when spec.connectionSecret is unset or password is NULL. */
 json_t *desired_connection_secret(const struct api_redis_cluster *rc, const char *password);
 json_t *desired_service(const struct api_redis_cluster *rc, enum desired_service which);

@@ -92,7 +92,16 @@ static void add_unique(json_t *arr, const char *s)
 	json_array_append_new(arr, json_string(s));
 }
 
-/* Every Secret the pods mount: auth, operator, users' passwords, TLS. */
+static void remove_name(json_t *arr, const char *s)
+{
+	for (size_t i = json_array_size(arr); i-- > 0;)
+		if (strcmp(json_string_value(json_array_get(arr, i)), s) == 0)
+			json_array_remove(arr, i);
+}
+
+/* Every Secret the pods mount: auth, operator, instance TLS, users' passwords, TLS. Never
+ * <cluster>-operator-tls: its CA keys and client certificate would let a pod act as the
+ * operator towards every other pod. */
 static json_t *secret_names(const struct api_redis_cluster *rc)
 {
 	json_t *names = json_array();
@@ -102,11 +111,15 @@ static json_t *secret_names(const struct api_redis_cluster *rc)
 	add_unique(names, buf);
 	desired_name(rc, DESIRED_OPERATOR_SECRET, buf, sizeof(buf));
 	add_unique(names, buf);
+	desired_name(rc, DESIRED_INSTANCE_TLS, buf, sizeof(buf));
+	add_unique(names, buf);
 	for (size_t i = 0; i < rc->spec.n_users; i++)
 		for (size_t k = 0; k < rc->spec.users[i].n_password_secrets; k++)
 			add_unique(names, rc->spec.users[i].password_secrets[k].name);
 	add_unique(names, rc->spec.tls_secret.name);
 	add_unique(names, rc->spec.ca_secret.name);
+	desired_name(rc, DESIRED_OPERATOR_TLS, buf, sizeof(buf));
+	remove_name(names, buf); /* even when the spec names it */
 	return names;
 }
 
@@ -263,6 +276,16 @@ json_t *desired_auth_secret(const struct api_redis_cluster *rc)
 json_t *desired_operator_secret(const struct api_redis_cluster *rc)
 {
 	return secret(rc, DESIRED_OPERATOR_SECRET, "auth");
+}
+
+json_t *desired_operator_tls_secret(const struct api_redis_cluster *rc)
+{
+	return secret(rc, DESIRED_OPERATOR_TLS, "tls");
+}
+
+json_t *desired_instance_tls_secret(const struct api_redis_cluster *rc)
+{
+	return secret(rc, DESIRED_INSTANCE_TLS, "tls");
 }
 
 static json_t *b64(const char *s)

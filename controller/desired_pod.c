@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/pki.h"
 #include "lib/alloc.h"
 #include "lib/valkey/directives.h"
 
@@ -23,7 +24,8 @@
 #define MOUNT_OPAUTH     "/etc/redis-operator/operator-auth"
 #define MOUNT_USERS      "/etc/redis-operator/users"
 #define MOUNT_TLS        "/etc/redis-operator/tls"
-#define SECRET_MODE      0440 /* root:fsGroup, group-readable */
+#define MOUNT_HTTP_TLS   "/etc/redis-operator/http-tls" /* instance --http-tls-dir default */
+#define SECRET_MODE      0440                           /* root:fsGroup, group-readable */
 
 static const char *const policy_names[] = {
 	NULL,           "noeviction",   "allkeys-lru",     "allkeys-lfu",  "allkeys-random",
@@ -114,6 +116,22 @@ static json_t *tls_volume(const struct api_redis_cluster *rc)
 	                 "defaultMode", SECRET_MODE);
 }
 
+/* <cluster>-instance-tls (controller/pki.h): every key by name, so a pod whose Secret lacks
+ * one does not start (the kubelet says which) instead of serving plain HTTP. */
+static json_t *http_tls_volume(const struct api_redis_cluster *rc)
+{
+	static const char *const keys[CTL_PKI_INST_NKEYS] = CTL_PKI_INST_KEYS;
+	char name[CTL_NAME_MAX + 1];
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		json_array_append_new(items,
+		                      json_pack("{s:s,s:s}", "key", keys[i], "path", keys[i]));
+	desired_name(rc, DESIRED_INSTANCE_TLS, name, sizeof(name));
+	return json_pack("{s:s,s:{s:s,s:o,s:i}}", "name", DESIRED_HTTP_TLS_VOLUME, "secret",
+	                 "secretName", name, "items", items, "defaultMode", SECRET_MODE);
+}
+
 static json_t *data_volume(const struct api_redis_cluster *rc, const char *pod)
 {
 	if (rc->spec.storage.type == API_STORAGE_EMPTYDIR) {
@@ -156,6 +174,9 @@ static void volumes(const struct api_redis_cluster *rc, const char *pod, json_t 
 	json_array_append_new(*vols, secret_volume("operator-auth", name));
 	json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "operator-auth",
 	                                         "mountPath", MOUNT_OPAUTH, "readOnly", 1));
+	json_array_append_new(*vols, http_tls_volume(rc));
+	json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", DESIRED_HTTP_TLS_VOLUME,
+	                                         "mountPath", MOUNT_HTTP_TLS, "readOnly", 1));
 	if ((v = users_volume(rc))) {
 		json_array_append_new(*vols, v);
 		json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "users",
@@ -191,11 +212,14 @@ static json_t *env(const struct api_redis_cluster *rc)
 	                 "REDIS_OPERATOR_CLUSTER_NAME", "value", rc->meta.name);
 }
 
+/* HTTPS: the manager serves only HTTPS once its http-tls volume is there. GETs need no
+ * client certificate, and kubelets do not verify the server's certificate in probes. */
 static json_t *probe(const char *path, int period, int timeout, int failures)
 {
 	return json_pack("{s:{s:s,s:i,s:s},s:i,s:i,s:i,s:i}", "httpGet", "path", path, "port",
-	                 CTL_PORT_HTTP, "scheme", "HTTP", "periodSeconds", period, "timeoutSeconds",
-	                 timeout, "successThreshold", 1, "failureThreshold", failures);
+	                 CTL_PORT_HTTP, "scheme", "HTTPS", "periodSeconds", period,
+	                 "timeoutSeconds", timeout, "successThreshold", 1, "failureThreshold",
+	                 failures);
 }
 
 static json_t *main_container(const struct api_redis_cluster *rc, json_t *mounts)
@@ -311,7 +335,7 @@ void desired_spec_hash(const struct api_redis_cluster *rc, const struct ctl_conf
 json_t *desired_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg, int serial,
                     const char *role)
 {
-	char name[CTL_NAME_MAX + 1], hash[DESIRED_HASH_LEN + 1];
+	char name[CTL_NAME_MAX + 1], tls[CTL_NAME_MAX + 1], hash[DESIRED_HASH_LEN + 1];
 	json_t *labels = json_object(), *meta, *ann;
 
 	pod_name(rc, serial, name, sizeof(name));
@@ -328,6 +352,8 @@ json_t *desired_pod(const struct api_redis_cluster *rc, const struct ctl_config 
 	/* the instance manager reads the live settings from the cluster when it boots */
 	desired_live_hash(rc, hash);
 	json_object_set_new(ann, CTL_ANN_LIVE_HASH, json_string(hash));
+	desired_name(rc, DESIRED_INSTANCE_TLS, tls, sizeof(tls));
+	json_object_set_new(ann, CTL_PKI_ANN, json_string(tls)); /* see http_tls_volume */
 	json_object_set_new(meta, "annotations", ann);
 	return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", meta,
 	                 "spec", pod_spec(rc, cfg, name));

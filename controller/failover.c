@@ -190,7 +190,10 @@ static void finalize(const struct ctl_view *v, struct plan_state *s, struct ctl_
 static bool promote(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
                     const struct ctl_failover *fo, const struct ctl_pod *to)
 {
-	ctl_plan_instance(p, to, "promote", json_pack("{s:b}", "force", 0));
+	/* 409: the target still sees the old primary's Lease as valid (it observes it a
+	 * renewPeriod apart from us): retry soon, not with the failure backoff */
+	ctl_plan_instance(p, to, "promote", json_pack("{s:b}", "force", 0))->busy_retry_ms =
+	        REQUEUE_FAST_MS;
 	finalize(v, s, p, fo, to);
 	return false;
 }

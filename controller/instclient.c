@@ -1,15 +1,21 @@
 /*
  * instclient: the controller's requests to an instance manager's mutating endpoints
- * (POST /v1/fence, /v1/promote, /v1/replicate, /v1/switchover, /v1/config ...), and the
- * random passwords of the Secrets the controller generates.
+ * (POST /v1/fence, /v1/promote, /v1/replicate, /v1/switchover, /v1/config ...), the
+ * cluster's TLS material for them (and for the poller), and the random passwords of the
+ * Secrets the controller generates.
  *
  * One curl easy handle per request, with a whole-request deadline: these calls are
- * rare (decisions, not polling) and go to different pods. Plain HTTP on the pod IP;
- * the instance's answer is capped at INSTCLIENT_BODY_MAX. Any thread.
+ * rare (decisions, not polling) and go to different pods. HTTPS on the pod IP when the
+ * pod mounts <cluster>-instance-tls (controller/pki.h): the server must chain to the
+ * cluster's server CA and nothing else (no system CAs), the host name is not checked
+ * (pod IPs change; that CA exists for this cluster only and signs nothing but its pods),
+ * and the controller's client certificate goes along. Older pods without the volume get
+ * plain HTTP. The instance's answer is capped at INSTCLIENT_BODY_MAX. Any thread.
  */
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +25,7 @@
 #include "controller/desired.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
+#include "lib/clock.h"
 #include "lib/jsonx.h"
 
 #define INSTCLIENT_BODY_MAX (64 * 1024)
@@ -68,8 +75,51 @@ static int answer_of(long http, struct buf *resp, const char *url, json_t **answ
 	return status_errno(http);
 }
 
+static void set_blob(CURL *h, CURLoption opt, const char *pem)
+{
+	struct curl_blob b = { .data = (void *)(uintptr_t)pem,
+		               .len = strlen(pem),
+		               .flags = CURL_BLOB_NOCOPY };
+
+	curl_easy_setopt(h, opt, &b);
+}
+
+static void set_tls(CURL *h, const struct ctl_pki_client *tls)
+{
+	set_blob(h, CURLOPT_CAINFO_BLOB, tls->ca_pem);
+	curl_easy_setopt(h, CURLOPT_CAINFO, NULL); /* the cluster's CA only */
+	curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L); /* by IP; see the header comment */
+	set_blob(h, CURLOPT_SSLCERT_BLOB, tls->cert_pem);
+	curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+	set_blob(h, CURLOPT_SSLKEY_BLOB, tls->key_pem);
+	curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+}
+
+int ctl_instance_tls(struct ctl *c, const char *ns, const char *cluster, struct ctl_pki_client *out,
+                     struct err *e)
+{
+	char name[CTL_NAME_MAX + 1];
+	json_t *sec;
+	const char *label;
+	int rc;
+
+	snprintf(name, sizeof(name), "%s%s", cluster, DESIRED_OPERATOR_TLS);
+	sec = k8s_informer_get(c->inf[CTL_INF_SECRETS], ns, name);
+	label = json_string_value(
+	        json_object_get(jsonx_get(sec, "metadata.labels"), CTL_LABEL_CLUSTER));
+	if (!sec || !label || strcmp(label, cluster) != 0) {
+		json_decref(sec);
+		return err_set(e, -ENOENT, "Secret %s/%s: not found (yet)", ns, name);
+	}
+	rc = ctl_pki_client_read(sec, clock_wall_ms(), out, e);
+	json_decref(sec);
+	return rc;
+}
+
 int ctl_instance_post(const char *ip, const char *op, json_t *body, int64_t timeout_ms,
-                      json_t **answer, struct err *e)
+                      const struct ctl_pki_client *tls, json_t **answer, struct err *e)
 {
 	struct buf resp = BUF_INIT(INSTCLIENT_BODY_MAX);
 	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
@@ -79,8 +129,12 @@ int ctl_instance_post(const char *ip, const char *op, json_t *body, int64_t time
 	CURLcode cc;
 	int rc;
 
-	snprintf(url, sizeof(url), "http://%s:%d/v1/%s", ip, CTL_PORT_HTTP, op);
+	snprintf(url, sizeof(url), "%s://%s:%d/v1/%s", tls ? "https" : "http", ip, CTL_PORT_HTTP,
+	         op);
 	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, tls ? "https" : "http");
+	if (tls)
+		set_tls(h, tls);
 	curl_easy_setopt(h, CURLOPT_POSTFIELDS, text);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)timeout_ms);

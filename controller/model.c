@@ -281,6 +281,10 @@ static json_t *action_dump(const struct ctl_action *a)
 		json_object_set_new(j, "optional", json_true());
 	if (a->fill_password)
 		json_object_set_new(j, "fillPassword", json_true());
+	if (a->fill_tls)
+		json_object_set_new(j, "fillTls",
+		                    json_string(a->fill_tls == CTL_FILL_TLS_OPERATOR ? "operator"
+		                                                                     : "instance"));
 	if (a->reason)
 		json_object_set_new(j, "reason", json_string(a->reason));
 	if (a->note)

@@ -112,7 +112,8 @@ struct ctl_pvc {
 	int serial;
 	json_t *obj;
 	bool deleting;
-	uint64_t size; /* spec.resources.requests.storage in bytes; 0 unknown */
+	uint64_t size;     /* spec.resources.requests.storage in bytes; 0 unknown */
+	uint64_t capacity; /* status.capacity.storage in bytes; 0 unknown (not bound) */
 };
 
 /* The other children, one slot each (NULL when absent). */
@@ -130,6 +131,8 @@ enum ctl_child {
 	CTL_CHILD_PDB_PRIMARY,
 	CTL_CHILD_PDB_REPLICA,
 	CTL_CHILD_LEASE,
+	CTL_CHILD_OPERATOR_TLS, /* <name>-operator-tls (controller/pki.h) */
+	CTL_CHILD_INSTANCE_TLS, /* <name>-instance-tls */
 	CTL_CHILD_COUNT,
 };
 
@@ -232,6 +235,13 @@ enum ctl_metric {
 	CTL_METRIC_SWITCHOVER, /* the instance's answer carries writePauseMs */
 };
 
+/* What the applier generates into a Secret it creates (controller/pki.h). */
+enum ctl_fill_tls {
+	CTL_FILL_TLS_NONE,
+	CTL_FILL_TLS_OPERATOR, /* <name>-operator-tls: new CAs, the controller's certificate */
+	CTL_FILL_TLS_INSTANCE, /* <name>-instance-tls: signed by the operator Secret's CAs */
+};
+
 struct ctl_action {
 	enum ctl_act_kind kind;
 	const struct k8s_resource *res; /* CREATE PATCH DELETE */
@@ -241,7 +251,10 @@ struct ctl_action {
 	json_t *obj;                    /* body, patch or object (owned) */
 	bool optional;                  /* a failure does not stop the plan */
 	bool fill_password;             /* CREATE of a Secret: add a random `password` */
+	enum ctl_fill_tls fill_tls;     /* CREATE of a Secret: generate TLS material */
 	bool ignore_exists;             /* CREATE: AlreadyExists is success */
+	int64_t busy_retry_ms; /* INSTANCE: a 409/503 answer means "not yet": retry after this,
+	                        * without the failure backoff (a promote racing a Lease expiry) */
 	/* Changes roles: polls taken before it succeeded no longer count for role decisions
 	 * (see ctl_view.roles_epoch_mono). */
 	bool new_epoch;

@@ -141,12 +141,24 @@ static void random_secret(struct ctl_plan *p, json_t *obj)
 	p->acts[p->n - 1].ignore_exists = true;
 }
 
+/* The applier generates the material (controller/pki.h). */
+static void tls_secret(struct ctl_plan *p, json_t *obj, enum ctl_fill_tls fill)
+{
+	ctl_plan_create(p, &k8s_res_secrets, obj);
+	p->acts[p->n - 1].fill_tls = fill;
+	p->acts[p->n - 1].ignore_exists = true;
+}
+
 static bool step_secrets(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
 	if (!v->rc->spec.auth_secret.name && !v->child[CTL_CHILD_AUTH_SECRET])
 		random_secret(p, desired_auth_secret(v->rc));
 	if (!v->child[CTL_CHILD_OPERATOR_SECRET])
 		random_secret(p, desired_operator_secret(v->rc));
+	if (!v->child[CTL_CHILD_OPERATOR_TLS])
+		tls_secret(p, desired_operator_tls_secret(v->rc), CTL_FILL_TLS_OPERATOR);
+	if (!v->child[CTL_CHILD_INSTANCE_TLS]) /* after the operator's: signed by its CAs */
+		tls_secret(p, desired_instance_tls_secret(v->rc), CTL_FILL_TLS_INSTANCE);
 	if (!v->auth_secret_missing)
 		return true;
 	s->phase = "Waiting for the auth Secret";
@@ -339,9 +351,13 @@ static void create_instance(const struct ctl_view *v, struct ctl_plan *p, int se
 	ctl_plan_create(p, &k8s_res_pods, desired_pod(v->rc, v->cfg, serial, role));
 }
 
+/* Highest serials go first (the slots keep the lowest); Retain keeps their PVCs, which a
+ * later scale-up reuses (the lowest serials with a PVC are kept first). */
 static void scale_down(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
                        const struct slots *sl)
 {
+	bool retain = v->rc->spec.storage.pvc_retention == API_PVC_RETAIN;
+
 	for (size_t i = sl->nall; i-- > 0;) {
 		const struct ctl_pod *pod = pod_of(v, sl->all[i]);
 		const struct ctl_pvc *pvc = pvc_of(v, sl->all[i]);
@@ -350,33 +366,91 @@ static void scale_down(const struct ctl_view *v, struct plan_state *s, struct ct
 			continue;
 		if (pod && !pod->deleting) {
 			ctl_plan_delete(p, &k8s_res_pods, pod->name);
-			ctl_plan_event(p, false, "ScaleDown", "removing replica %s", pod->name);
+			ctl_plan_event(p, false, "ScaleDown", "removing replica %s%s", pod->name,
+			               retain ? " (its PVC is kept: pvcRetention Retain)" : "");
 		}
-		if (pvc && !pvc->deleting)
+		if (pvc && !pvc->deleting && !retain)
 			ctl_plan_delete(p, &k8s_res_pvcs, pvc->name);
-		s->progressing = true;
+		if (pod || (pvc && !retain))
+			s->progressing = true; /* a retained PVC alone is at rest (dangling) */
 	}
 }
 
-/* PVCs grow in place (the storage class must allow expansion); they never shrink. */
-static void grow_pvcs(const struct ctl_view *v, struct ctl_plan *p, const struct slots *sl)
+/*
+ * PVCs grow in place (the storage class must allow expansion); they never shrink. The
+ * storage class's resizer then raises status.capacity; until every kept PVC shows the
+ * size asked for, the status says the storage is being resized.
+ */
+static void grow_pvcs(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                      const struct slots *sl)
 {
 	const struct api_quantity *want = &v->rc->spec.storage.size;
+	size_t growing = 0;
 
 	if (v->rc->spec.storage.type == API_STORAGE_EMPTYDIR || !want->valid || !want->text)
 		return;
 	for (size_t i = 0; i < v->npvcs; i++) {
 		const struct ctl_pvc *pvc = &v->pvcs[i];
 
-		if (pvc->deleting || !pvc->size || pvc->size >= want->value ||
-		    !kept(sl, pvc->serial))
+		if (pvc->deleting || !pvc->size || !kept(sl, pvc->serial))
+			continue;
+		if (pvc->capacity && pvc->capacity < pvc->size && pvc->size >= want->value)
+			growing++; /* asked for earlier, not there yet */
+		if (pvc->size >= want->value)
 			continue;
 		ctl_plan_patch(p, &k8s_res_pvcs, pvc->name,
 		               json_pack("{s:{s:{s:{s:s}}}}", "spec", "resources", "requests",
 		                         "storage", want->text));
 		ctl_plan_event(p, false, "StorageResized", "growing %s to %s", pvc->name,
 		               want->text);
+		growing++;
 	}
+	if (!growing)
+		return; /* a PVC's status update queues the cluster again */
+	s->progressing = true;
+	s->phase = s->phase ? s->phase : "Resizing storage";
+	s->phase_reason = s->phase_reason ? s->phase_reason
+	                                  : "waiting for the PVCs' capacity to reach "
+	                                    "spec.storage.size (the storage class's resizer)";
+}
+
+/* --- PVCs left behind ------------------------------------------------------------------- */
+
+static bool deleted_by(const struct ctl_plan *p, const char *pvc)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (p->acts[i].kind == CTL_ACT_DELETE && p->acts[i].res == &k8s_res_pvcs &&
+		    strcmp(p->acts[i].name, pvc) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A data pod mounts the PVC of its own name, so a PVC is in use while the pod of its
+ * serial exists. One the controller keeps (a slot it runs, or will run again after
+ * hibernation) is not dangling either; nor is one being deleted.
+ */
+static bool dangling(const struct ctl_view *v, const struct slots *sl, const struct ctl_plan *p,
+                     const struct ctl_pvc *pvc)
+{
+	if (pvc->deleting || deleted_by(p, pvc->name))
+		return false;
+	if (v->rc->spec.storage.type == API_STORAGE_EMPTYDIR || pvc->serial <= 0)
+		return true; /* never mounted by this cluster's pods */
+	return !pod_of(v, pvc->serial) && !kept(sl, pvc->serial);
+}
+
+json_t *plan_dangling_pvcs(const struct ctl_view *v, const struct plan_state *s,
+                           const struct ctl_plan *p)
+{
+	json_t *names = json_array();
+	struct slots sl;
+
+	plan_slots(v, s, &sl);
+	for (size_t i = 0; i < v->npvcs && json_array_size(names) < PLAN_DANGLING_MAX; i++)
+		if (dangling(v, &sl, p, &v->pvcs[i]))
+			json_array_append_new(names, json_string(v->pvcs[i].name));
+	return names;
 }
 
 static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
@@ -401,7 +475,7 @@ static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl
 	}
 	if (!v->fo.active)
 		scale_down(v, s, p, &sl);
-	grow_pvcs(v, p, &sl);
+	grow_pvcs(v, s, p, &sl);
 	if (!pod_ready(s->primary_pod)) {
 		if (!s->phase)
 			s->phase = "Waiting for the primary";
@@ -837,7 +911,9 @@ void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p)
 		if (!steps[i](v, &s, p))
 			break;
 	p->phase = s.phase;
+	s.dangling = plan_dangling_pvcs(v, &s, p);
 	status = ctl_status_build(v, &s);
+	json_decref(s.dangling);
 	if (ctl_status_changed(jsonx_get(v->obj, "status"), status, v->refresh_volatile))
 		p->status = status;
 	else

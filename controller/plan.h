@@ -43,6 +43,7 @@ struct plan_state {
 	const char *phase;                 /* static text; NULL: judged from readiness */
 	const char *phase_reason;          /* static text */
 	bool progressing;                  /* creating, updating, failing over... */
+	json_t *dangling;                  /* status.danglingPVCs (plan_dangling_pvcs) */
 };
 
 void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p);
@@ -78,6 +79,17 @@ void plan_label(struct ctl_plan *p, const struct ctl_pod *pod, const char *role)
 /* The failover object for the status (a new reference). */
 json_t *plan_failover_json(const char *phase, const char *from, const char *to, const char *reason,
                            const char *started_at);
+
+/* The most names status.danglingPVCs holds (the CRD's maxItems). */
+#define PLAN_DANGLING_MAX 256
+/*
+ * The PVCs labelled for the cluster that no pod uses and that the controller neither
+ * keeps for a pod (now or after hibernation) nor deletes in plan p: a name that is not
+ * "<cluster>-<serial>", any PVC of an emptyDir cluster, a serial outside the kept ones
+ * while a failover holds the scale-down back. A new array of names, in the view's order.
+ */
+json_t *plan_dangling_pvcs(const struct ctl_view *v, const struct plan_state *s,
+                           const struct ctl_plan *p);
 
 /* --- status.c ----------------------------------------------------------------------- */
 

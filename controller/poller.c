@@ -8,6 +8,14 @@
  * Only the leader polls. A result is kept per "ns/pod" together with the pod uid it
  * was for; a new incarnation of the pod starts with a fresh entry. Entries of pods that
  * left the cache are dropped.
+ *
+ * TLS: a pod that mounts <cluster>-instance-tls is polled over HTTPS with its cluster's
+ * material (instclient.c: the cluster's server CA only, no host name check, the
+ * controller's client certificate), read from the Secret cache once per cluster per
+ * round. While a cluster's <cluster>-operator-tls is missing or bad, its pods are not
+ * polled at all (their last result stays, no failure is counted: "unknown" is not
+ * "down"), the cluster is queued (within TLS_REQUEUE_MS) so that the planner recreates
+ * the Secret, and the reason is logged once per change.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,11 +30,28 @@
 #include "lib/k8s/multi.h"
 #include "lib/log.h"
 
+#define TLS_REQUEUE_MS 5000 /* a cluster without TLS material is looked at again */
+
 struct target {
 	char key[K8S_INFORMER_KEY_MAX + 1];     /* ns/pod */
 	char cluster[K8S_INFORMER_KEY_MAX + 1]; /* ns/cluster */
 	char uid[64];
-	char *url;
+	char *url;                       /* NULL: not polled this round (no TLS material) */
+	const struct k8s_multi_tls *tls; /* borrowed from the round's clusters; NULL: http */
+};
+
+/* What the poller thread keeps between rounds: the last TLS problem logged per cluster
+ * ("ns/cluster" -> malloc'd message), so that a missing Secret is logged once. */
+struct poll_state {
+	struct k8s_multi *m;
+	struct strmap notes;
+};
+
+/* One cluster's TLS material for a round of polls. */
+struct cluster_tls {
+	struct ctl_pki_client pem;
+	struct k8s_multi_tls tls;
+	int rc; /* 0, or why its pods are skipped */
 };
 
 bool ctl_inst_significant_change(const struct ctl_inst *a, const struct ctl_inst *b,
@@ -54,11 +79,75 @@ static bool ours(struct ctl *c, const char *ns, const char *cluster)
 	return obj != NULL;
 }
 
+static void note_tls(struct poll_state *ps, const char *key, int rc, const char *msg)
+{
+	char *old = strmap_get(&ps->notes, key);
+	void *gone = NULL;
+
+	if (rc && (!old || strcmp(old, msg) != 0)) {
+		log_warn("poller", "not polling the cluster's pods: no usable TLS material", "key",
+		         key, "error", msg, (char *)NULL);
+		free(strmap_set(&ps->notes, key, xstrdup(msg)));
+	} else if (!rc && strmap_remove(&ps->notes, key, &gone)) {
+		log_info("poller", "TLS material usable again", "key", key, (char *)NULL);
+		free(gone);
+	}
+}
+
+/* Forgets the notes of clusters that had no HTTPS pod this round. */
+static void prune_notes(struct poll_state *ps, const struct strmap *tls)
+{
+	struct strmap_entry *ent;
+	char **gone = xcalloc(strmap_len(&ps->notes) + 1, sizeof(*gone));
+	size_t n = 0, it = 0;
+	void *v;
+
+	while ((ent = strmap_next(&ps->notes, &it)))
+		if (!strmap_contains(tls, ent->key))
+			gone[n++] = xstrdup(ent->key);
+	for (size_t i = 0; i < n; i++) {
+		if (strmap_remove(&ps->notes, gone[i], &v))
+			free(v);
+		free(gone[i]);
+	}
+	free(gone);
+}
+
+/* The round's material for ns/cl (loaded on first use, kept in tls by "ns/cluster"). */
+static struct cluster_tls *cluster_tls(struct ctl *c, struct poll_state *ps, struct strmap *tls,
+                                       const char *ns, const char *cl, const char *key)
+{
+	struct cluster_tls *ct = strmap_get(tls, key);
+	struct err e = { 0 };
+
+	if (ct)
+		return ct;
+	ct = xcalloc(1, sizeof(*ct));
+	ct->rc = ctl_instance_tls(c, ns, cl, &ct->pem, &e);
+	if (!ct->rc)
+		ct->tls = (struct k8s_multi_tls){ .ca_pem = ct->pem.ca_pem,
+			                          .cert_pem = ct->pem.cert_pem,
+			                          .key_pem = ct->pem.key_pem,
+			                          .skip_host_check = true };
+	note_tls(ps, key, ct->rc, e.msg);
+	strmap_set(tls, key, ct);
+	return ct;
+}
+
+static void cluster_tls_free(void *v)
+{
+	struct cluster_tls *ct = v;
+
+	ctl_pki_client_release(&ct->pem);
+	free(ct);
+}
+
 /* Data pods with an address, from the pod cache. */
-static size_t targets(struct ctl *c, struct target **out)
+static size_t targets(struct ctl *c, struct poll_state *ps, struct strmap *tls, struct target **out)
 {
 	json_t *pods = k8s_informer_list(c->inf[CTL_INF_PODS]), *pod;
 	struct target *t = xcalloc(json_array_size(pods) + 1, sizeof(*t));
+	struct cluster_tls *ct = NULL;
 	size_t i, n = 0;
 
 	json_array_foreach (pods, i, pod) {
@@ -68,13 +157,20 @@ static size_t targets(struct ctl *c, struct target **out)
 		const char *ip = ctl_json_str(pod, "status.podIP");
 		const char *cl = json_string_value(
 		        json_object_get(jsonx_get(pod, "metadata.labels"), CTL_LABEL_CLUSTER));
+		bool https = ctl_pki_pod_uses_tls(pod);
 
 		if (!ns || !name || !ip || !*ip || !cl || !uid || !ours(c, ns, cl))
 			continue;
 		snprintf(t[n].key, sizeof(t[n].key), "%s/%s", ns, name);
 		snprintf(t[n].cluster, sizeof(t[n].cluster), "%s/%s", ns, cl);
 		snprintf(t[n].uid, sizeof(t[n].uid), "%s", uid);
-		t[n].url = xasprintf("http://%s:%d/v1/status", ip, CTL_PORT_HTTP);
+		if (https)
+			ct = cluster_tls(c, ps, tls, ns, cl, t[n].cluster);
+		if (https && ct->rc == 0)
+			t[n].tls = &ct->tls;
+		if (!https || ct->rc == 0)
+			t[n].url = xasprintf("%s://%s:%d/v1/status", https ? "https" : "http", ip,
+			                     CTL_PORT_HTTP);
 		n++;
 	}
 	json_decref(pods);
@@ -144,28 +240,43 @@ static void forget_gone(struct ctl *c, const struct target *t, size_t n)
 	strmap_release(&keep, NULL);
 }
 
-static void poll_once(struct ctl *c, struct k8s_multi *m)
+static void poll_once(struct ctl *c, struct poll_state *ps)
 {
+	struct strmap tls = STRMAP_INIT;
 	struct target *t = NULL;
-	size_t n = targets(c, &t);
+	size_t n = targets(c, ps, &tls, &t), k = 0;
 	const char **urls = xcalloc(n + 1, sizeof(*urls));
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	const struct k8s_multi_tls **tl = xcalloc(n + 1, sizeof(*tl));
+	size_t *idx = xcalloc(n + 1, sizeof(*idx)); /* request k polls t[idx[k]] */
 	struct k8s_multi_result *res = xcalloc(n + 1, sizeof(*res));
 	int64_t mono = clock_mono_ms(), wall = clock_wall_ms();
 
-	for (size_t i = 0; i < n; i++)
-		urls[i] = t[i].url;
-	if (n && k8s_multi_get(m, urls, n, res, NULL) == 0) {
-		for (size_t i = 0; i < n; i++)
-			if (absorb(c, &t[i], &res[i], mono, wall))
-				(void)wq_add(c->q, t[i].cluster);
+	for (size_t i = 0; i < n; i++) {
+		if (!t[i].url) { /* its cluster's TLS material is missing: the planner makes it */
+			(void)wq_add_after(c->q, t[i].cluster, TLS_REQUEUE_MS);
+			continue;
+		}
+		idx[k] = i;
+		tl[k] = t[i].tls;
+		urls[k++] = t[i].url;
 	}
-	atomic_fetch_add(&c->metrics.polls, n);
+	if (k && k8s_multi_get_tls(ps->m, urls, tl, k, res, NULL) == 0) {
+		for (size_t i = 0; i < k; i++)
+			if (absorb(c, &t[idx[i]], &res[i], mono, wall))
+				(void)wq_add(c->q, t[idx[i]].cluster);
+	}
+	atomic_fetch_add(&c->metrics.polls, k);
 	forget_gone(c, t, n);
-	k8s_multi_results_release(res, n);
+	k8s_multi_results_release(res, k);
 	for (size_t i = 0; i < n; i++)
 		free(t[i].url);
+	prune_notes(ps, &tls);
+	strmap_release(&tls, cluster_tls_free);
 	free(t);
 	free(urls);
+	free(tl);
+	free(idx);
 	free(res);
 }
 
@@ -192,20 +303,21 @@ static void *poller_main(void *arg)
 	struct ctl *c = arg;
 	struct k8s_multi_opts o = { .timeout_ms = (long)c->set.poll_timeout_ms,
 		                    .connect_timeout_ms = (long)c->set.poll_timeout_ms };
-	struct k8s_multi *m = k8s_multi_new(&o);
+	struct poll_state ps = { .m = k8s_multi_new(&o), .notes = STRMAP_INIT };
 
 	while (!atomic_load(&c->poller_stop)) {
 		int64_t start = clock_mono_ms(), left;
 
 		if (atomic_load(&c->leading))
-			poll_once(c, m);
+			poll_once(c, &ps);
 		left = c->set.poll_period_ms - (clock_mono_ms() - start);
 		while (left > 0 && !atomic_load(&c->poller_stop) && !early(c)) {
 			sleep_ms(left < 20 ? left : 20);
 			left -= 20;
 		}
 	}
-	k8s_multi_free(m);
+	k8s_multi_free(ps.m);
+	strmap_release(&ps.notes, free);
 	return NULL;
 }
 

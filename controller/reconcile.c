@@ -91,6 +91,8 @@ static void children(struct ctl *c, struct gathered *g, const char *ns, const ch
 		{ CTL_CHILD_PDB_PRIMARY, CTL_INF_PDBS, "-primary" },
 		{ CTL_CHILD_PDB_REPLICA, CTL_INF_PDBS, "-replica" },
 		{ CTL_CHILD_LEASE, CTL_INF_LEASES, "-primary" },
+		{ CTL_CHILD_OPERATOR_TLS, CTL_INF_SECRETS, DESIRED_OPERATOR_TLS },
+		{ CTL_CHILD_INSTANCE_TLS, CTL_INF_SECRETS, DESIRED_INSTANCE_TLS },
 	};
 	char name[CTL_NAME_MAX + 1];
 
@@ -196,6 +198,9 @@ static void fill_pvcs(struct gathered *g, struct ctl_view *v)
 		size = ctl_json_str(o, "spec.resources.requests.storage");
 		if (!size || parse_quantity_bytes(size, &p->size, NULL) < 0)
 			p->size = 0;
+		size = ctl_json_str(o, "status.capacity.storage");
+		if (!size || parse_quantity_bytes(size, &p->capacity, NULL) < 0)
+			p->capacity = 0;
 	}
 }
 
@@ -389,6 +394,10 @@ static int run_plan(struct ctl *c, const char *key, struct gathered *g, struct c
 	ctl_plan_build(v, &p);
 	log_plan(v, &p);
 	rc = ctl_apply(c, v, &p);
+	if (rc > 0) { /* an instance said "not yet": wait, this is no failure */
+		p.requeue_ms = rc;
+		rc = 0;
+	}
 	if (p.status) {
 		pthread_mutex_lock(&c->mu);
 		memo(c, key)->status_written_mono = v->now_mono_ms;

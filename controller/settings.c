@@ -1,7 +1,9 @@
 /*
  * settings: the descriptor table of `redis-operator controller` (lib/settings): flags,
  * REDIS_OPERATOR_* environment variables (the Deployment's contract: NAMESPACE,
- * POD_NAME, IMAGE, LEADER_ELECTION_LEASE), --help and the redacted start-up dump.
+ * POD_NAME, IMAGE, LEADER_ELECTION_LEASE; the others from the ConfigMap
+ * redis-operator-config through envFrom, see config/manager/config.yaml), --help and the
+ * redacted start-up dump. Precedence: default < environment < flag.
  * Nothing here is sensitive: credentials come from the kubeconfig or the service
  * account.
  */

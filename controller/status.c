@@ -200,6 +200,10 @@ json_t *ctl_status_build(const struct ctl_view *v, const struct plan_state *s)
 	json_object_set_new(st, "phaseReason", json_string(s->phase_reason ? s->phase_reason : ""));
 	if ((ttr = time_to_ready(v, &f)))
 		json_object_set_new(st, "timeToReadySeconds", ttr);
+	/* null removes a list shown earlier (merge patch) and matches an absent one */
+	json_object_set_new(st, "danglingPVCs",
+	                    json_array_size(s->dangling) ? json_deep_copy(s->dangling)
+	                                                 : json_null());
 	return st;
 }
 

@@ -16,7 +16,12 @@
  * (GnuTLS inside libmicrohttpd) and asks for a client certificate; mutations require
  * one that verifies against ca.crt (else 401), probes and status stay open. The
  * verification calls GnuTLS, which is linked through libmicrohttpd: its two functions
- * are looked up with dlsym at start-up (no extra link flag needed).
+ * are looked up with dlsym at start-up (no extra link flag needed). A verified
+ * certificate whose common name is INST_PEER_CN is another manager handing over a
+ * switchover: it may POST /v1/promote and nothing else (403). The controller's layout
+ * (controller/pki.h) gives every pod that peer certificate, signed by the same client
+ * CA as the controller's own, so a pod can promote a peer but never fence, reconfigure
+ * or restart one; its server certificate is signed by another CA and is refused.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -33,6 +38,7 @@
 #include "lib/clock.h"
 #include "lib/httpd.h"
 #include "lib/log.h"
+#include "lib/x509.h"
 
 #define HTTP_CONN_LIMIT   64
 #define HTTP_CONN_TIMEOUT 30
@@ -41,6 +47,7 @@
 #define STATUS_BODY_MAX   (256 * 1024)
 #define METRICS_BODY_MAX  (512 * 1024)
 #define FRESH_WAIT_MS     1000
+#define INST_PEER_CN      "redis-operator-peer" /* controller/pki.h CTL_PKI_PEER_CN */
 
 struct hreq {
 	struct buf body;
@@ -49,8 +56,12 @@ struct hreq {
 };
 
 /* GnuTLS, resolved at start-up when TLS is on. */
+struct tls_datum { /* gnutls_datum_t */
+	unsigned char *data;
+	unsigned int size;
+};
 static int (*tls_verify_peers2)(void *session, unsigned int *status);
-static const void *(*tls_get_peers)(void *session, unsigned int *list_size);
+static const struct tls_datum *(*tls_get_peers)(void *session, unsigned int *list_size);
 
 static void snapshot(struct inst *in, struct inst_snapshot *s)
 {
@@ -129,6 +140,21 @@ static bool client_cert_ok(struct MHD_Connection *c)
 	return tls_verify_peers2(ci->tls_session, &status) == 0 && status == 0;
 }
 
+/* The verified client certificate is a peer manager's (CN INST_PEER_CN). */
+static bool is_peer(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	const struct tls_datum *der;
+	unsigned int n = 0;
+	char cn[X509_CN_MAX + 1];
+
+	if (!ci || !ci->tls_session || !(der = tls_get_peers(ci->tls_session, &n)) || n == 0)
+		return false;
+	return x509_der_common_name(der[0].data, der[0].size, cn, sizeof(cn), NULL) == 0 &&
+	       strcmp(cn, INST_PEER_CN) == 0;
+}
+
 static enum MHD_Result h_mutation(struct inst *in, struct MHD_Connection *c, struct hreq *r, int op)
 {
 	struct err e = { 0 };
@@ -138,6 +164,8 @@ static enum MHD_Result h_mutation(struct inst *in, struct MHD_Connection *c, str
 		return httpd_reply_error(c, 401,
 		                         "a client certificate signed by the operator's CA is "
 		                         "required");
+	if (in->http_tls && op != INST_OP_PROMOTE && is_peer(c))
+		return httpd_reply_error(c, 403, "a peer's certificate may only POST /v1/promote");
 	if (r->too_big)
 		return httpd_reply_error(c, 413, "body: larger than the limit of 65536 bytes");
 	cmd = xcalloc(1, sizeof(*cmd));

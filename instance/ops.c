@@ -12,7 +12,8 @@
  * master_repl_offset after the pause began; poll the TARGET's offset directly over
  * TCP as the operator user (ROLE, a round trip each, not the ~1 s REPLCONF ACK) until
  * it reaches ours; stop renewing and release the lease; ask the target's instance
- * manager to promote (POST http://target:httpPort/v1/promote), which takes the lease
+ * manager to promote (POST http(s)://target:httpPort/v1/promote; over HTTPS with the
+ * peer certificate of --http-tls-dir, see controller/pki.h), which takes the lease
  * and runs REPLICAOF NO ONE; then REPLICAOF target on ourselves (a partial resync:
  * the target keeps our history as replid2) and unpause: the writes that waited now
  * get READONLY and clients move to the new primary. The answer carries the measured
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "instance/inst.h"
 #include "lib/alloc.h"
@@ -238,11 +240,31 @@ static size_t sink(char *p, size_t size, size_t n, void *ctx)
 	return buf_append(ctx, p, size * n) == 0 ? size * n : 0;
 }
 
+/* What a manager shows the peer it promotes: the controller's layout (controller/pki.h)
+ * has a peer pair (the server's own pair is refused as a client) and the CA of the
+ * peers' servers; another layout has one CA for everything. */
+static void peer_tls(struct inst *in, CURL *h)
+{
+	static const char *const peer_files[] = { "peer.crt", "peer.key", "peer-ca.crt" };
+	static const char *const own_files[] = { "tls.crt", "tls.key", "ca.crt" };
+	static const CURLoption opts[] = { CURLOPT_SSLCERT, CURLOPT_SSLKEY, CURLOPT_CAINFO };
+	const char *const *files;
+	char path[PATH_MAX * 2];
+
+	snprintf(path, sizeof(path), "%s/%s", in->set.http_tls_dir, peer_files[0]);
+	files = access(path, R_OK) == 0 ? peer_files : own_files;
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", in->set.http_tls_dir, files[i]);
+		curl_easy_setopt(h, opts[i], path); /* curl copies the string */
+	}
+	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L); /* peers are addressed by IP */
+}
+
 static int post_promote(struct inst *in, const char *host, int port, struct err *e)
 {
 	struct buf resp = BUF_INIT(PEER_BODY_MAX);
 	CURL *h = curl_easy_init();
-	char url[INST_HOST_MAX + 64], dir[PATH_MAX * 2];
+	char url[INST_HOST_MAX + 64];
 	long status = 0;
 	CURLcode cc;
 
@@ -254,15 +276,8 @@ static int post_promote(struct inst *in, const char *host, int port, struct err 
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
-	if (in->http_tls) {
-		snprintf(dir, sizeof(dir), "%s/tls.crt", in->set.http_tls_dir);
-		curl_easy_setopt(h, CURLOPT_SSLCERT, dir);
-		snprintf(dir, sizeof(dir), "%s/tls.key", in->set.http_tls_dir);
-		curl_easy_setopt(h, CURLOPT_SSLKEY, dir);
-		snprintf(dir, sizeof(dir), "%s/ca.crt", in->set.http_tls_dir);
-		curl_easy_setopt(h, CURLOPT_CAINFO, dir);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L); /* peers are addressed by IP */
-	}
+	if (in->http_tls)
+		peer_tls(in, h);
 	cc = curl_easy_perform(h);
 	if (cc == CURLE_OK)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);

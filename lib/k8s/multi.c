@@ -139,12 +139,15 @@ static void set_blob(CURL *h, CURLoption opt, const char *pem)
 	curl_easy_setopt(h, opt, &b);
 }
 
-static void set_tls(const struct k8s_multi *m, CURL *h)
+/* t: this request's own (its CA replaces every other one), else the k8s_multi's. */
+static void set_tls(const struct k8s_multi *m, const struct k8s_multi_tls *own, CURL *h)
 {
-	const struct k8s_multi_tls *t = &m->tls;
+	const struct k8s_multi_tls *t = own ? own : &m->tls;
 
-	if (!m->has_tls)
+	if (!own && !m->has_tls)
 		return;
+	if (own && (t->ca_pem || t->ca_file))
+		curl_easy_setopt(h, CURLOPT_CAINFO, NULL); /* no default bundle beside it */
 	if (t->ca_pem)
 		set_blob(h, CURLOPT_CAINFO_BLOB, t->ca_pem);
 	else if (t->ca_file)
@@ -163,9 +166,12 @@ static void set_tls(const struct k8s_multi *m, CURL *h)
 		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
 		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
 	}
+	if (t->skip_host_check)
+		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
 }
 
-static void setup(const struct k8s_multi *m, CURL *h, const char *url, struct xfer *x)
+static void setup(const struct k8s_multi *m, CURL *h, const char *url,
+                  const struct k8s_multi_tls *tls, struct xfer *x)
 {
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, url);
@@ -180,7 +186,7 @@ static void setup(const struct k8s_multi *m, CURL *h, const char *url, struct xf
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
-	set_tls(m, h);
+	set_tls(m, tls, h);
 }
 
 static const struct {
@@ -285,6 +291,13 @@ static void result_init(struct k8s_multi_result *r, int err, const char *msg)
 int k8s_multi_get(struct k8s_multi *m, const char *const *urls, size_t n,
                   struct k8s_multi_result *results, struct err *e)
 {
+	return k8s_multi_get_tls(m, urls, NULL, n, results, e);
+}
+
+int k8s_multi_get_tls(struct k8s_multi *m, const char *const *urls,
+                      const struct k8s_multi_tls *const *tls, size_t n,
+                      struct k8s_multi_result *results, struct err *e)
+{
 	struct xfer *x;
 
 	if (n > K8S_MULTI_URLS_MAX)
@@ -303,7 +316,7 @@ int k8s_multi_get(struct k8s_multi *m, const char *const *urls, size_t n,
 			result_init(&results[i], -EINVAL, "no URL");
 			continue;
 		}
-		setup(m, m->pool[i], urls[i], &x[i]);
+		setup(m, m->pool[i], urls[i], tls ? tls[i] : NULL, &x[i]);
 		curl_multi_add_handle(m->cm, m->pool[i]);
 	}
 	run(m);

@@ -45,6 +45,9 @@ struct k8s_multi_tls {
 	const char *cert_file, *cert_pem; /* client certificate */
 	const char *key_file, *key_pem;   /* its key (secret) */
 	bool insecure_skip_verify;        /* tests only */
+	/* The chain is verified but not the host name: for servers addressed by an IP that
+	 * changes, under a CA that signs nothing else (a per-cluster private CA). */
+	bool skip_host_check;
 };
 
 struct k8s_multi_opts {
@@ -78,6 +81,16 @@ void k8s_multi_free(struct k8s_multi *m);
  */
 int k8s_multi_get(struct k8s_multi *m, const char *const *urls, size_t n,
                   struct k8s_multi_result *results, struct err *e);
+/*
+ * k8s_multi_get with TLS per request: tls[i] (tls NULL, or tls[i] NULL: the k8s_multi's
+ * own) for urls[i], for callers that talk to servers of different CAs at once. A
+ * request's own CA is the only one it trusts (no default bundle). The strings inside are
+ * borrowed for the call. Connections are reused only between requests of equal TLS
+ * settings (curl compares them).
+ */
+int k8s_multi_get_tls(struct k8s_multi *m, const char *const *urls,
+                      const struct k8s_multi_tls *const *tls, size_t n,
+                      struct k8s_multi_result *results, struct err *e);
 /* One-shot: a k8s_multi for this call only. */
 int k8s_multi_get_once(const char *const *urls, size_t n, const struct k8s_multi_opts *o,
                        struct k8s_multi_result *results, struct err *e);

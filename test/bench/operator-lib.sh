@@ -35,7 +35,7 @@ op_cleanup() {
   poll 90 namespaces_gone
   [ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
   rmdir "$CGROUP" 2>/dev/null
-  $K delete node "$NODE" --wait=false >/dev/null 2>&1
+  delete_nodes
   [ -n "${KEEP:-}" ] || rm -rf "$W"
 }
 

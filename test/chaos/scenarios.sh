@@ -18,11 +18,17 @@
 #   api-cut            the primary pod cut from the API server only (iptables DROP in its
 #                      netns): it must fence itself at the renew deadline, a replica takes
 #                      over once the Lease lapsed; restored, the old primary rejoins
+#   api-restart        SIGKILL of the primary's server, then the kube-apiserver restarted
+#                      (test/env/restart-apiserver.sh: every watch and connection drops;
+#                      everyone using the environment sees it, so run it alone)
+#   node-lost          the primary's Node lost (node agent ctl node-lose: heartbeats stop,
+#                      its pods frozen) until writes resume elsewhere, then restored
 #   switchover-kill    a switchover to a replica is asked and that replica's server is
 #                      SIGKILLed at once (the switchover fails or completes; either way
 #                      no acknowledged write is lost)
 #
-# The environment is test/integration/controller.sh's (test/bench/operator-lib.sh).
+# The environment is test/integration/controller.sh's (test/bench/operator-lib.sh), with a
+# private node agent of AGENT_NODES (3) Nodes: the pods spread over them.
 # Environment: BUILD (build), CHAOS_RUNS (3 runs of each), CHAOS_SCENARIOS (all),
 # RESULTS ($BUILD/test-results: chaos-scenarios.counts "passed failed"). Exit 1 on a failure.
 # (The quick Sentinel form for `make test` is test/chaos/short.sh.)
@@ -30,9 +36,10 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 RUNS=${CHAOS_RUNS:-3}
-SCEN=${CHAOS_SCENARIOS:-server-kill im-kill pod-delete freeze-thaw net-cut api-cut two-replicas-kill switchover-kill controller-kill rolling-update}
+SCEN=${CHAOS_SCENARIOS:-server-kill im-kill pod-delete freeze-thaw net-cut api-cut node-lost two-replicas-kill switchover-kill controller-kill api-restart rolling-update}
 RESULTS=${RESULTS:-$BUILD/test-results}
 mkdir -p "$RESULTS"
+AGENT_NODES=${AGENT_NODES:-3}
 . test/bench/operator-lib.sh
 trap op_cleanup EXIT
 trap 'exit 130' INT TERM
@@ -66,6 +73,14 @@ r_api_restore() {
   # shellcheck disable=SC2046
   for i in $(seq 1 50); do pod_nsenter "$1" "$3" iptables -w -D $(api_rule) 2>/dev/null && return 0; sleep 0.2; done
   return 1
+}
+f_node_lose() {
+  local n; n=$($K -n "$1" get pod "$3" -o jsonpath='{.spec.nodeName}')
+  [ -n "$n" ] && echo "$n" >"$W/lost-node" && ctl node-lose "$n"
+}
+r_node_restore() { ctl node-restore "$(cat "$W/lost-node")"; }
+f_api_restart() {
+  f_server_kill "$@" && bash test/env/restart-apiserver.sh >>"$W/api-restart.log" 2>&1
 }
 f_switchover_kill() {
   local t; t=$(replicas_of "$1" "$2" | awk '{print $1}')
@@ -114,9 +129,11 @@ for s in $SCEN; do
     freeze-thaw) scenario $s f_freeze r_thaw ;;
     net-cut) scenario $s f_net_cut r_net_restore ;;
     api-cut) scenario $s f_api_cut r_api_restore ;;
+    node-lost) scenario $s f_node_lose r_node_restore ;;
     two-replicas-kill) scenario $s f_two_replicas "" any ;;
     switchover-kill) scenario $s f_switchover_kill "" any ;;
     controller-kill) scenario $s f_controller_kill ;;
+    api-restart) scenario $s f_api_restart ;;
     rolling-update) scenario $s f_rolling r_rolling_done any ;;
     *) echo "FAIL chaos: unknown scenario $s"; failed=$((failed + 1)) ;;
   esac

@@ -66,22 +66,6 @@ ip link set "$ENV_BRIDGE" up
 bash "$here/certs.sh"
 pki="$ENV_DIR/pki"
 
-# name args...: runs a component in its own session, logs to logs/<name>.log
-run() {
-  local name=$1; shift
-  setsid "$ENV_BIN/$name" "$@" >"$ENV_DIR/logs/$name.log" 2>&1 < /dev/null 9>&- &
-  echo $! >"$ENV_DIR/$name.pid"
-}
-# name seconds command...: polls until the command succeeds or the component died
-wait_for() {
-  local name=$1 secs=$2; shift 2
-  local deadline=$(( $(date +%s) + secs ))
-  until "$@"; do
-    pid_alive "$name" || { tail -20 "$ENV_DIR/logs/$name.log" >&2; die "$name exited during start-up"; }
-    [ "$(date +%s)" -lt "$deadline" ] || { tail -20 "$ENV_DIR/logs/$name.log" >&2; die "$name not ready after ${secs}s"; }
-    sleep 0.2
-  done
-}
 
 mkdir -p "$ENV_ETCD_DATA"
 run etcd --name local --data-dir "$ENV_ETCD_DATA" --unsafe-no-fsync \
@@ -92,16 +76,7 @@ run etcd --name local --data-dir "$ENV_ETCD_DATA" --unsafe-no-fsync \
   --listen-metrics-urls "http://127.0.0.1:$((ENV_ETCD_PORT + 20))" --log-level warn
 wait_for etcd 30 curl -sf --max-time 1 -o /dev/null "http://127.0.0.1:$ENV_ETCD_PORT/health"
 
-run kube-apiserver --etcd-servers "http://127.0.0.1:$ENV_ETCD_PORT" \
-  --bind-address "$ENV_HOST_IP" --advertise-address "$ENV_HOST_IP" --secure-port "$ENV_API_PORT" \
-  --service-cluster-ip-range "$ENV_SERVICE_CIDR" \
-  --client-ca-file "$pki/ca.crt" --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \
-  --authorization-mode Node,RBAC --allow-privileged=true \
-  --service-account-issuer https://kubernetes.default.svc.cluster.local \
-  --service-account-key-file "$pki/sa.pub" --service-account-signing-key-file "$pki/sa.key" \
-  --api-audiences https://kubernetes.default.svc.cluster.local \
-  --profiling=false --v=1
-wait_for kube-apiserver 60 api_ready
+start_apiserver
 
 run kube-controller-manager --kubeconfig "$ENV_DIR/controller-manager.kubeconfig" \
   --authentication-kubeconfig "$ENV_DIR/controller-manager.kubeconfig" \

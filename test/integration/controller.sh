@@ -65,14 +65,14 @@ AGENT_PID=
 cleanup() {
   local ns
   stop_controller main >/dev/null; stop_controller standby >/dev/null
-  [ -s "$W/deployed" ] && $K -n redis-operator-system delete deployment redis-operator \
-    --ignore-not-found --wait=false >/dev/null 2>&1
+  [ -s "$W/deployed" ] && $K -n redis-operator-system delete deployment/redis-operator \
+    configmap/redis-operator-config --ignore-not-found --wait=false >/dev/null 2>&1
   for ns in $(cat "$W/namespaces" 2>/dev/null); do $K delete namespace "$ns" --wait=false >/dev/null 2>&1; done
   poll 40 no_pods_left
   poll 60 namespaces_gone # their PVCs too, so that the agent deletes its PVs before it stops
   [ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
   rmdir "$CGROUP" 2>/dev/null
-  $K delete node "$NODE" --wait=false >/dev/null 2>&1
+  delete_nodes
   [ -n "${KEEP:-}" ] || rm -rf "$W"
 }
 trap cleanup EXIT
@@ -90,14 +90,20 @@ check "3 instances: Ready, replicas streaming, role labels, PDBs, restricted pod
 check "failover after SIGKILL of the primary's server: no WAIT-acknowledged write lost" t_failover_kill
 check "failover after deleting the primary pod: no WAIT-acknowledged write lost" t_failover_delete
 check "switchover on request (redis.io/switchover-to): leader follows, no write lost" t_switchover
+check "instance API over HTTPS: client certificates, two CAs, pods cannot act as the operator" t_tls
 check "live maxmemory change: no restart (same pod uids, same server pids)" t_live
 check "restart-tier change: rolling update, replicas first, primary by switchover" t_rolling
-check "scale 3 -> 5 -> 2: highest serials removed, PVCs too, primary kept" t_scale
+check "scale 3 -> 5 -> 2: highest serials removed, PVCs too, primary kept; dangling PVCs in status" t_scale
 check "delete: every child garbage-collected" t_delete
 check "password rotation: old and new valid, connection Secret updated, old dropped" t_password
+check "supervised primary update: replicas rolled, primary waits for redis.io/approve-primary-update" t_supervised
+check "hibernation: pods removed, PVCs kept, Hibernated; woken with the data, Ready" t_hibernation
+check "emptyDir, 3 instances: a deleted replica resyncs from the primary, no PVCs" t_emptydir
+check "storage.size grown: PVCs expanded in place, no restart" t_grow
+check "pvcRetention Retain: scale down keeps the PVC (dangling), scale up reuses it" t_retain
 check "failover resumed from status.failover by a restarted controller" t_resume
 check "standby controller: ready, not leading, takes over when the leader stops" t_standby
 check "leader Lease lost: writes stop, the controller exits 1" t_lease_lost
-check "deployed with kubectl apply -k (Deployment, RBAC, in-cluster config)" t_deployed
+check "deployed with kubectl apply -k (Deployment, RBAC, in-cluster config, settings ConfigMap)" t_deployed
 finish
 [ $failed -eq 0 ]

@@ -11,7 +11,11 @@
  * every PV of ours whose claim no longer exists, and every directory under <state>/pvs
  * that belongs to no PVC (also at start, for what happened while the agent was down).
  * A resize (request above status.capacity) sets the PV's capacity, then the PVC's
- * status.capacity: a directory has no size to grow.
+ * status.capacity: a directory has no size to grow. The agent is the class's external
+ * resizer: kube-controller-manager's expand controller finds no expandable in-tree plugin
+ * for a hostPath PV (and it is not a CSI-migratable one), so it only records a Normal
+ * Event ExternalExpanding ("waiting for an external controller to expand this PVC") and
+ * leaves the PV and the PVC alone; no kubelet runs a filesystem resize either.
  *
  * Main thread only.
  */
@@ -43,11 +47,32 @@ static const char *jstr(json_t *root, const char *path)
 	return json_string_value(jsonx_get(root, path));
 }
 
+/* An existing class made without allowVolumeExpansion gets it (the field is mutable):
+ * the API server refuses to grow a PVC of a class that does not allow it. */
+static int allow_expansion(struct agent *ag, json_t *sc, struct err *e)
+{
+	json_t *patch;
+	int rc;
+
+	if (json_is_true(json_object_get(sc, "allowVolumeExpansion")))
+		return 0;
+	patch = json_pack("{s:b}", "allowVolumeExpansion", 1);
+	rc = k8s_patch(ag->client, &na_res_storageclasses, NULL, NA_STORAGE_CLASS, NULL,
+	               K8S_PATCH_MERGE, patch, NULL, NULL, e);
+	json_decref(patch);
+	if (rc == 0)
+		log_info(NA_COMPONENT, "storage class allows expansion now", "name",
+		         NA_STORAGE_CLASS, NULL);
+	return rc;
+}
+
 int na_storage_class_ensure(struct agent *ag, struct err *e)
 {
 	json_t *sc = NULL;
 	int rc = k8s_get(ag->client, &na_res_storageclasses, NULL, NA_STORAGE_CLASS, &sc, e);
 
+	if (rc == 0)
+		rc = allow_expansion(ag, sc, e);
 	json_decref(sc);
 	if (rc != -ENOENT)
 		return rc;

@@ -15,6 +15,7 @@
 #include "controller/ctl.h"
 #include "controller/desired.h"
 #include "controller/model.h"
+#include "controller/pki.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/jsonx.h"
@@ -62,6 +63,8 @@ static json_t *everything(const struct api_redis_cluster *rc)
 	set_opt(all, "networkPolicy", desired_network_policy(rc, &cfg));
 	set_opt(all, "authSecret", desired_auth_secret(rc));
 	set_opt(all, "operatorSecret", desired_operator_secret(rc));
+	set_opt(all, "operatorTlsSecret", desired_operator_tls_secret(rc));
+	set_opt(all, "instanceTlsSecret", desired_instance_tls_secret(rc));
 	set_opt(all, "connectionSecret", desired_connection_secret(rc, "p@ss w/rd"));
 	set_opt(all, "serviceLeader", desired_service(rc, DESIRED_SVC_LEADER));
 	set_opt(all, "serviceReplica", desired_service(rc, DESIRED_SVC_REPLICA));
@@ -103,6 +106,7 @@ START_TEST(pod_contract)
 {
 	struct api_redis_cluster rc;
 	json_t *pod, *c, *env, *mounts, *it;
+	char *text;
 	const char *want_env[] = { "REDIS_OPERATOR_POD_NAME", "REDIS_OPERATOR_POD_NAMESPACE",
 		                   "REDIS_OPERATOR_POD_IP", "REDIS_OPERATOR_CLUSTER_NAME" };
 	const char *want_mounts[] = { "/data",
@@ -111,7 +115,8 @@ START_TEST(pod_contract)
 		                      "/etc/redis-operator/auth",
 		                      "/etc/redis-operator/operator-auth",
 		                      "/etc/redis-operator/users",
-		                      "/etc/redis-operator/tls" };
+		                      "/etc/redis-operator/tls",
+		                      "/etc/redis-operator/http-tls" };
 	size_t i;
 
 	decode_file(DIR "cluster-full.json", &rc);
@@ -140,8 +145,86 @@ START_TEST(pod_contract)
 	ck_assert_str_eq(ctl_json_str(pod, "spec.initContainers[0].command[1]"), "copy-binary");
 	ck_assert(json_is_true(jsonx_get(c, "securityContext.readOnlyRootFilesystem")));
 	ck_assert_int_eq(json_integer_value(jsonx_get(pod, "spec.securityContext.fsGroup")), 999);
+	/* the manager serves HTTPS once the instance TLS Secret is mounted: so do the probes */
+	ck_assert(ctl_pki_pod_uses_tls(pod));
+	ck_assert_str_eq(ctl_json_str(c, "readinessProbe.httpGet.scheme"), "HTTPS");
+	ck_assert_str_eq(ctl_json_str(c, "livenessProbe.httpGet.scheme"), "HTTPS");
+	ck_assert_str_eq(ctl_json_str(c, "startupProbe.httpGet.scheme"), "HTTPS");
+	json_array_foreach (jsonx_get(pod, "spec.volumes"), i, it) {
+		if (strcmp(ctl_json_str(it, "name"), DESIRED_HTTP_TLS_VOLUME) == 0)
+			ck_assert_str_eq(ctl_json_str(it, "secret.secretName"),
+			                 "shop-instance-tls");
+	}
+	text = json_dumps(pod, JSON_COMPACT); /* nothing of the operator's TLS Secret */
+	ck_assert_ptr_null(strstr(text, "operator-tls"));
+	free(text);
 	json_decref(pod);
 	api_redis_cluster_release(&rc);
+}
+END_TEST
+
+/* The Secrets rule of the pods' Role (resourceNames), and no other rule on Secrets. */
+static json_t *role_secret_names(json_t *role)
+{
+	json_t *rules = json_object_get(role, "rules"), *r, *names = NULL;
+	size_t i;
+
+	json_array_foreach (rules, i, r) {
+		if (strcmp(ctl_json_str(r, "resources[0]"), "secrets") != 0)
+			continue;
+		ck_assert_msg(!names, "two rules on secrets");
+		names = json_object_get(r, "resourceNames");
+		ck_assert_msg(json_array_size(names) > 0, "a rule on every secret");
+	}
+	ck_assert_ptr_nonnull(names);
+	return names;
+}
+
+static bool listed(json_t *names, const char *name)
+{
+	json_t *it;
+	size_t i;
+
+	json_array_foreach (names, i, it) {
+		if (strcmp(json_string_value(it), name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The pods' Role never lets them read <name>-operator-tls (the CA keys and the
+ * controller's client certificate), even when the spec names it as one of its own. */
+START_TEST(role_hides_operator_tls)
+{
+	static const char *const specs[] = {
+		"{}",
+		"{\"tlsSecret\": {\"name\": \"shop-operator-tls\"},"
+		" \"caSecret\": {\"name\": \"shop-operator-tls\"}}",
+		"{\"users\": [{\"name\": \"app\", \"rules\": [\"+@all\"],"
+		" \"passwordSecrets\": [{\"name\": \"shop-operator-tls\"}]}]}",
+	};
+	char *text = tu_read_file(DIR "cluster-full.json", NULL);
+
+	for (size_t k = 0; k < ARRAY_LEN(specs); k++) {
+		struct api_redis_cluster rc;
+		struct err e = { 0 };
+		json_t *obj, *p, *role, *names;
+
+		ck_assert_int_eq(jsonx_loadb(text, strlen(text), 1 << 20, &obj, NULL), 0);
+		ck_assert_int_eq(jsonx_loadb(specs[k], strlen(specs[k]), 4096, &p, NULL), 0);
+		json_object_update(json_object_get(obj, "spec"), p);
+		ck_assert_msg(api_redis_cluster_decode(obj, &rc, &e) == 0, "%s", e.msg);
+		role = desired_role(&rc);
+		names = role_secret_names(role);
+		ck_assert_msg(!listed(names, "shop-operator-tls"), "case %zu: listed", k);
+		ck_assert(listed(names, "shop-instance-tls"));
+		ck_assert(listed(names, "shop-operator"));
+		json_decref(role);
+		json_decref(obj);
+		json_decref(p);
+		api_redis_cluster_release(&rc);
+	}
+	free(text);
 }
 END_TEST
 
@@ -440,6 +523,7 @@ static Suite *suite(void)
 
 	tcase_add_loop_test(t, golden, 0, ARRAY_LEN(golden_inputs));
 	tcase_add_test(t, pod_contract);
+	tcase_add_test(t, role_hides_operator_tls);
 	tcase_add_loop_test(t, hash_tiers, 0, ARRAY_LEN(hash_cases));
 	tcase_add_test(t, hash_ignores_operator_image);
 	tcase_add_test(t, inst_parse_golden);

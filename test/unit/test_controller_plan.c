@@ -73,6 +73,7 @@ struct scenario {
 	const char *auth_rv;   /* the auth Secret's resourceVersion; NULL: unknown */
 	int64_t auth_seen_ago; /* ms since the controller first saw auth_rv */
 	uint64_t pvc_bytes;    /* the PVCs' requested size; 0: unknown */
+	uint64_t pvc_capacity; /* their status.capacity; 0: unknown */
 	const char *want;      /* the exact signature */
 	const char *phase;     /* NULL: not checked */
 };
@@ -205,6 +206,8 @@ static void add_children(struct world *w)
 	w->v.child[CTL_CHILD_PDB_PRIMARY] = desired_pdb(rc, DESIRED_PDB_PRIMARY);
 	w->v.child[CTL_CHILD_PDB_REPLICA] = desired_pdb(rc, DESIRED_PDB_REPLICA);
 	w->v.child[CTL_CHILD_LEASE] = desired_lease(rc);
+	w->v.child[CTL_CHILD_OPERATOR_TLS] = desired_operator_tls_secret(rc);
+	w->v.child[CTL_CHILD_INSTANCE_TLS] = desired_instance_tls_secret(rc);
 }
 
 static void lease(struct world *w, const struct scenario *s)
@@ -265,7 +268,8 @@ static void world_init(struct world *w, const struct scenario *s)
 		w->pvcs[w->v.npvcs++] = (struct ctl_pvc){ .name = w->names[k],
 			                                  .serial = s->pods[k].serial,
 			                                  .obj = w->pvc_objs[k],
-			                                  .size = s->pvc_bytes };
+			                                  .size = s->pvc_bytes,
+			                                  .capacity = s->pvc_capacity };
 	}
 	if (!s->bare)
 		add_children(w);
@@ -362,7 +366,9 @@ static const struct scenario cases[] = {
 	  .bare = true,
 	  .lease = L_ABSENT,
 	  .want = "create:ServiceAccount:c | create:Role:c | create:RoleBinding:c | "
-	          "create:Secret:c-auth | create:Secret:c-operator | create:Lease:c-primary | "
+	          "create:Secret:c-auth | create:Secret:c-operator | "
+	          "create:Secret:c-operator-tls | create:Secret:c-instance-tls | "
+	          "create:Lease:c-primary | "
 	          "create:Service:c-leader | create:Service:c-replica | create:Service:c-any | "
 	          "status:currentPrimary,targetPrimary | event:PrimarySelected | "
 	          "create:PersistentVolumeClaim:c-1 | create:Pod:c-1",
@@ -666,6 +672,15 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "delete:Pod:c-4 | event:ScaleDown | delete:PersistentVolumeClaim:c-4 | "
 	          "delete:Pod:c-3 | event:ScaleDown | delete:PersistentVolumeClaim:c-3" },
+	{ .name = "scale down, pvcRetention Retain: pods go, their PVCs stay",
+	  .spec = "{\"instances\":2,\"storage\":{\"pvcRetention\":\"Retain\"}}",
+	  .status = "{\"currentPrimary\":\"c-5\"}",
+	  .pods = { R2,
+	            { .serial = 3, .state = "replica" },
+	            { .serial = 4, .state = "replica" },
+	            { .serial = 5, .state = "primary" } },
+	  .lease = L_HELD,
+	  .want = "delete:Pod:c-4 | event:ScaleDown | delete:Pod:c-3 | event:ScaleDown" },
 	{ .name = "scale up: new serials after the highest ever seen",
 	  .spec = "{\"instances\":4}",
 	  .status = ST_C1,
@@ -751,7 +766,24 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "patch:PersistentVolumeClaim:c-1 | event:StorageResized | "
 	          "patch:PersistentVolumeClaim:c-2 | event:StorageResized | "
-	          "patch:PersistentVolumeClaim:c-3 | event:StorageResized" },
+	          "patch:PersistentVolumeClaim:c-3 | event:StorageResized",
+	  .phase = "Resizing storage" },
+	{ .name = "storage asked for, capacity not there yet: the status says so, no new patch",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .pvc_bytes = 1073741824,
+	  .pvc_capacity = 536870912,
+	  .lease = L_HELD,
+	  .want = "",
+	  .phase = "Resizing storage" },
+	{ .name = "storage grown: at rest",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .pvc_bytes = 1073741824,
+	  .pvc_capacity = 1073741824,
+	  .lease = L_HELD,
+	  .want = "",
+	  .phase = NULL },
 	{ .name = "sentinel mode is refused",
 	  .spec = "{\"mode\":\"sentinel\"}",
 	  .status = ST_C1,
@@ -893,6 +925,155 @@ START_TEST(elect_rules)
 }
 END_TEST
 
+/* --- status.danglingPVCs ------------------------------------------------------------ */
+
+static void add_pvc(struct world *w, const char *name, bool deleting)
+{
+	struct ctl_pvc *pvc = &w->pvcs[w->v.npvcs++];
+
+	ck_assert_uint_le(w->v.npvcs, MAXPODS);
+	*pvc = (struct ctl_pvc){ .name = name,
+		                 .serial = ctl_serial_of("c", name),
+		                 .deleting = deleting,
+		                 .size = 1073741824 };
+}
+
+/* The plan's status.danglingPVCs as "a,b" ("null" when it clears the field, "-" when the
+ * status is not written at all); with apply, the status is then stored as written. */
+static char *dangling_of(struct world *w, char **sig, bool apply)
+{
+	struct ctl_plan p;
+	struct buf b = BUF_INIT(BUF_NO_LIMIT);
+	json_t *d, *it;
+	size_t i;
+
+	ctl_plan_init(&p);
+	ctl_plan_build(&w->v, &p);
+	*sig = signature(&p);
+	d = json_object_get(p.status, "danglingPVCs");
+	if (!p.status)
+		buf_append_str(&b, "-");
+	else if (json_is_null(d))
+		buf_append_str(&b, "null");
+	json_array_foreach (d, i, it)
+		buf_printf(&b, "%s%s", i ? "," : "", json_string_value(it));
+	if (apply && p.status)
+		json_object_update(json_object_get(w->obj, "status"), p.status);
+	ctl_plan_release(&p);
+	return buf_detach(&b, NULL);
+}
+
+static const struct {
+	const char *name;
+	struct scenario world;
+	const char *extra[3]; /* PVCs without a pod; a leading '~' marks one being deleted */
+	const char *want;     /* status.danglingPVCs */
+	const char *want_sig; /* the actions; NULL: not checked */
+} dangling_cases[] = {
+	{ "a name that is no serial is listed; a removed serial is deleted, not listed",
+	  { .status = ST_C1, .pods = { P1, R2, R3 }, .lease = L_HELD },
+	  { "c-restored", "c-7" },
+	  "c-restored",
+	  "delete:PersistentVolumeClaim:c-7" },
+	{ "a PVC being deleted is not listed",
+	  { .status = ST_C1, .pods = { P1, R2, R3 }, .lease = L_HELD },
+	  { "~c-restored" },
+	  "null",
+	  "" },
+	{ "hibernated: every PVC is kept for the pods to come back",
+	  { .status = ST_C1,
+	    .annotations = "{\"redis.io/hibernation\":\"on\"}",
+	    .lease = L_RELEASED },
+	  { "c-1", "c-2", "c-3" },
+	  "null",
+	  "" },
+	{ "hibernated, one serial above spec.instances: listed (not reused, not deleted yet)",
+	  { .status = ST_C1,
+	    .annotations = "{\"redis.io/hibernation\":\"on\"}",
+	    .lease = L_RELEASED,
+	    .spec = "{\"instances\":2}" },
+	  { "c-1", "c-2", "c-3" },
+	  "c-3",
+	  "" },
+	{ "a pod deleted by hand: its PVC is reused, not listed",
+	  { .status = ST_C1, .pods = { P1, R2 }, .lease = L_HELD },
+	  { "c-3" },
+	  "null",
+	  "create:Pod:c-3" },
+	{ "pvcRetention Retain, scaled down: the kept PVC is listed, at rest",
+	  { .status = ST_C1,
+	    .spec = "{\"instances\":2,\"storage\":{\"pvcRetention\":\"Retain\"}}",
+	    .pods = { P1, R2 },
+	    .lease = L_HELD },
+	  { "c-3" },
+	  "c-3",
+	  "" },
+	{ "pvcRetention Retain, scaled up again: the kept PVC is reused first",
+	  { .status = ST_C1,
+	    .spec = "{\"instances\":3,\"storage\":{\"pvcRetention\":\"Retain\"}}",
+	    .pods = { P1, R2 },
+	    .lease = L_HELD },
+	  { "c-3" },
+	  "null",
+	  "create:Pod:c-3" },
+	{ "emptyDir: any PVC labelled for the cluster is listed",
+	  { .status = ST_C1,
+	    .spec = "{\"storage\":{\"type\":\"emptyDir\"}}",
+	    .pods = { P1, R2, R3 },
+	    .no_pvcs = true,
+	    .lease = L_HELD },
+	  { "c-1" },
+	  "c-1",
+	  "" },
+};
+
+START_TEST(dangling_pvcs)
+{
+	struct world w;
+	char *got, *sig;
+
+	world_init(&w, &dangling_cases[_i].world);
+	for (size_t k = 0; k < 3 && dangling_cases[_i].extra[k]; k++) {
+		const char *n = dangling_cases[_i].extra[k];
+
+		add_pvc(&w, n[0] == '~' ? n + 1 : n, n[0] == '~');
+	}
+	got = dangling_of(&w, &sig, false);
+	ck_assert_msg(strcmp(got, dangling_cases[_i].want) == 0, "%s: danglingPVCs %s, want %s",
+	              dangling_cases[_i].name, got, dangling_cases[_i].want);
+	if (dangling_cases[_i].want_sig)
+		ck_assert_msg(strcmp(sig, dangling_cases[_i].want_sig) == 0, "%s: plan %s, want %s",
+		              dangling_cases[_i].name, sig, dangling_cases[_i].want_sig);
+	free(got);
+	free(sig);
+	world_release(&w);
+}
+END_TEST
+
+/* A list shown earlier is cleared once the PVC is gone; an unchanged one is not rewritten. */
+START_TEST(dangling_pvcs_cleared)
+{
+	static const struct {
+		bool present; /* the PVC c-restored exists */
+		const char *want;
+	} steps[] = { { true, "c-restored" }, { true, "-" }, { false, "null" }, { false, "-" } };
+	struct world w;
+	char *got, *sig;
+
+	world_init(&w, &cases[1]);
+	add_pvc(&w, "c-restored", false);
+	for (size_t i = 0; i < ARRAY_LEN(steps); i++) {
+		w.v.npvcs = steps[i].present ? 4 : 3;
+		got = dangling_of(&w, &sig, true);
+		ck_assert_msg(strcmp(got, steps[i].want) == 0, "step %zu: %s, want %s", i, got,
+		              steps[i].want);
+		free(got);
+		free(sig);
+	}
+	world_release(&w);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("controller_plan");
@@ -902,6 +1083,8 @@ static Suite *suite(void)
 	tcase_add_test(t, status_converges);
 	tcase_add_test(t, status_failed_after);
 	tcase_add_test(t, elect_rules);
+	tcase_add_loop_test(t, dangling_pvcs, 0, ARRAY_LEN(dangling_cases));
+	tcase_add_test(t, dangling_pvcs_cleared);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -172,6 +172,19 @@ t_scale() {
   [ "$($K -n $ns get pods -l redis.io/cluster=sc -o jsonpath='{.items[*].metadata.name}')" = "sc-1 sc-2" ] ||
     fail "kept $($K -n $ns get pods -l redis.io/cluster=sc -o jsonpath='{.items[*].metadata.name}')"
   poll 10 write_via_leader $ns sc || fail "no write"
+  [ -z "$(rc $ns sc '{.status.danglingPVCs}')" ] || fail "danglingPVCs after the scale down: $(rc $ns sc '{.status.danglingPVCs}')"
+  # a PVC labelled for the cluster that no pod mounts and the controller never reuses
+  $K -n $ns apply -f - >/dev/null <<Y || fail "cannot create a PVC"
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: sc-restored, labels: {app.kubernetes.io/managed-by: redis-operator, redis.io/cluster: sc}}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 16Mi}}}
+Y
+  poll 20 eval '[ "$(rc '$ns' sc "{.status.danglingPVCs[*]}")" = sc-restored ]' ||
+    fail "sc-restored not in status.danglingPVCs: '$(rc $ns sc '{.status.danglingPVCs}')'"
+  [ "$(count $ns pods sc)" = 2 ] && [ "$(count $ns pvc sc)" = 3 ] || fail "the controller acted on sc-restored"
+  $K -n $ns delete pvc sc-restored --wait=false >/dev/null
+  poll 30 eval '[ -z "$(rc '$ns' sc "{.status.danglingPVCs}")" ]' || fail "danglingPVCs not cleared"
 }
 
 none_left() {
@@ -285,6 +298,11 @@ patches:
     - op: add
       path: /spec/template/spec/containers/0/env/-
       value: {name: REDIS_OPERATOR_CLUSTER_SELECTOR, value: "redis-operator.test/run=$RUN"}
+- target: {kind: ConfigMap, name: redis-operator-config}
+  patch: |-
+    - op: add
+      path: /data
+      value: {REDIS_OPERATOR_STATUS_REFRESH: "7s", REDIS_OPERATOR_LOG_FORMAT: logfmt, REDIS_OPERATOR_IMAGE: "configmap-loses:0"}
 Y
   echo yes >"$W/deployed"
   $K apply -k $d >"$W/apply.out" 2>&1 || fail "apply -k: $(tail -3 $W/apply.out)"
@@ -297,5 +315,234 @@ Y
   owned $ns role dep || return 1
   $K -n redis-operator-system get lease redis-operator-leader -o jsonpath='{.spec.holderIdentity}' | grep -q '^redis-operator-' ||
     fail "the leader Lease is not held by the operator pod"
-  $K -n redis-operator-system delete deployment redis-operator --wait=false >/dev/null
+  settings_from_configmap || return 1
+  $K -n redis-operator-system delete deployment/redis-operator configmap/redis-operator-config --wait=false >/dev/null
+}
+
+# The operator pod's start-up line shows what came from redis-operator-config (envFrom):
+# logfmt and status-refresh=7s; the Deployment's own env IMAGE wins over the ConfigMap's.
+settings_from_configmap() {
+  local pod line
+  pod=$($K -n redis-operator-system get pods -l app.kubernetes.io/name=redis-operator \
+    --field-selector "spec.nodeName=$NODE" -o jsonpath='{.items[0].metadata.name}')
+  line=$("$BUILD/nodeagent" logs --state-dir "$W/na" "redis-operator-system/$pod" manager 2>&1 | grep -m1 'msg=starting')
+  [ -n "$line" ] || fail "no logfmt 'msg=starting' line in $pod's log (REDIS_OPERATOR_LOG_FORMAT from the ConfigMap)"
+  grep -q 'status-refresh=7s' <<<"$line" || fail "status-refresh from the ConfigMap not in force: $line"
+  grep -q 'image=redis-operator:dev ' <<<"$line" || fail "the ConfigMap overrode the Deployment's env: $line"
+  note "settings ConfigMap: $pod started with $(grep -o 'status-refresh=7s' <<<"$line"), log-format=logfmt; env IMAGE kept over the ConfigMap's"
+}
+
+# --- supervised primary update, hibernation, emptyDir, storage growth ----------------------
+
+hash_of() { $K -n $1 get pod $2 -o jsonpath='{.metadata.annotations.redis\.io/spec-hash}' 2>/dev/null; }
+uid_of() { $K -n $1 get pod $2 -o jsonpath='{.metadata.uid}' 2>/dev/null; }
+# awaiting_approval NS NAME PRIMARY OLD-HASH: every replica rolled out and ready, the
+# primary still on OLD-HASH, the status waiting for the user
+awaiting_approval() {
+  local p n=0
+  [ "$(rc $1 $2 '{.status.phase}')" = "Waiting for the user to approve the primary's update" ] || return 1
+  for p in $($K -n $1 get pods -l redis.io/cluster=$2 -o jsonpath='{.items[*].metadata.name}'); do
+    n=$((n + 1))
+    [ "$p" = "$3" ] && continue
+    [ "$(hash_of $1 $p)" != "$4" ] || return 1
+  done
+  [ $n = "$(rc $1 $2 '{.spec.instances}')" ] && [ "$(rc $1 $2 '{.status.readyInstances}')" = $n ]
+}
+
+t_supervised() {
+  local ns=$RUN-sup old uid h0 h1 t0 t1 r
+  newns $ns
+  mkcluster $ns sup 3 "  primaryUpdateStrategy: supervised"
+  poll 120 ready $ns sup || fail "not Ready"
+  old=$(primary $ns sup); uid=$(uid_of $ns $old); h0=$(hash_of $ns $old)
+  t0=$(ms); $K -n $ns patch rediscluster sup --type=merge -p '{"spec":{"redis":{"databases":"20"}}}' >/dev/null
+  poll 180 awaiting_approval $ns sup $old $h0 ||
+    fail "replicas not rolled / not waiting: $(rc $ns sup '{.status.phase} {.status.readyInstances}')"
+  t1=$(ms)
+  note "supervised update: 2 replicas rolled in $((t1 - t0)) ms, then waiting for approval"
+  [ "$(cond $ns sup Progressing)" = True ] || fail "Progressing is not True while waiting"
+  rc $ns sup '{.status.phaseReason}' | grep -q 'redis.io/approve-primary-update=true' ||
+    fail "phaseReason does not name the annotation: $(rc $ns sup '{.status.phaseReason}')"
+  # it must keep waiting: nothing touches the primary without the annotation
+  ! poll 8 eval '[ "$(primary '$ns' sup)" != "'$old'" ] || [ "$(uid_of '$ns' '$old')" != "'$uid'" ]' ||
+    fail "the primary changed without approval"
+  [ "$(hash_of $ns $old)" = "$h0" ] || fail "the primary was updated without approval"
+  r=$($K -n $ns get pods -l redis.io/cluster=sup,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
+  h1=$(hash_of $ns $r)
+  t0=$(ms); $K -n $ns annotate rediscluster sup redis.io/approve-primary-update=true >/dev/null
+  poll 60 eval '[ "$(primary '$ns' sup)" != "'$old'" ]' || fail "no switchover after the approval"
+  t1=$(ms)
+  poll 120 eval 'ready '$ns' sup && hashes_all '$ns' sup '$h1' && [ "$(count '$ns' pods sup)" = 3 ]' ||
+    fail "update not finished after the approval: $(rc $ns sup '{.status.phase}')"
+  note "approved -> primary switched over $old -> $(primary $ns sup) in $((t1 - t0)) ms; all 3 on the new spec $(( $(ms) - t0 )) ms after the approval"
+  poll 10 eval '[ -z "$(rc '$ns' sup "{.metadata.annotations.redis\.io/approve-primary-update}")" ]' ||
+    fail "approval annotation not removed"
+  [ "$(hash_of $ns $old)" = "$h1" ] || fail "the old primary was not updated"
+  events $ns | grep -q SwitchoverCompleted || fail "no SwitchoverCompleted event"
+  poll 10 write_via_leader $ns sup || fail "no write after the update"
+}
+
+t_hibernation() {
+  local ns=$RUN-hib key=hib:$RANDOM p0 t0
+  newns $ns
+  mkcluster $ns hib 2
+  poll 120 ready $ns hib || fail "not Ready"
+  p0=$(primary $ns hib)
+  poll 10 eval '[ "$(rcli "$(leader_ip '$ns' hib)" "$(secret '$ns' hib-auth)" SET '$key' kept)" = OK ]' ||
+    fail "no write before hibernating"
+  t0=$(ms); $K -n $ns annotate rediscluster hib redis.io/hibernation=on >/dev/null
+  poll 60 eval '[ "$(count '$ns' pods hib)" = 0 ] && [ "$(rc '$ns' hib "{.status.phase}")" = Hibernated ]' ||
+    fail "not hibernated: pods $(count $ns pods hib), phase $(rc $ns hib '{.status.phase}')"
+  note "hibernation on: pods gone, phase Hibernated after $(( $(ms) - t0 )) ms"
+  [ "$(count $ns pvc hib)" = 2 ] || fail "PVCs not kept: $(count $ns pvc hib)"
+  [ "$(cond $ns hib Ready)" != True ] || fail "Ready while hibernated"
+  events $ns | grep -q Hibernating || fail "no Hibernating event"
+  t0=$(ms); $K -n $ns annotate --overwrite rediscluster hib redis.io/hibernation=off >/dev/null
+  poll 120 ready $ns hib || fail "not Ready after waking: $(rc $ns hib '{.status.phase} {.status.readyInstances}')"
+  note "hibernation off: Ready again after $(( $(ms) - t0 )) ms"
+  [ "$(primary $ns hib)" = "$p0" ] || fail "primary $(primary $ns hib), was $p0"
+  poll 10 eval '[ "$(rcli "$(leader_ip '$ns' hib)" "$(secret '$ns' hib-auth)" GET '$key')" = kept ]' ||
+    fail "the key written before hibernating is gone"
+  poll 10 write_via_leader $ns hib || fail "no write after waking"
+}
+
+# has_key NS NAME POD KEY VALUE: the pod's server answers VALUE for KEY
+has_key() { [ "$(rcli "$(pod_ip $1 $3)" "$(secret $1 $2-auth)" GET "$4")" = "$5" ]; }
+
+# new_pod NS NAME OLD-NAMES: the name of a pod of the cluster not in OLD-NAMES
+new_pod() {
+  local p
+  for p in $($K -n $1 get pods -l redis.io/cluster=$2 -o jsonpath='{.items[*].metadata.name}'); do
+    grep -qw "$p" <<<"$3" || { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+t_emptydir() {
+  local ns=$RUN-ed key=ed:$RANDOM p pods victim fresh t0
+  newns $ns
+  STORAGE='{type: emptyDir, size: 64Mi}' mkcluster $ns ed 3
+  poll 120 ready $ns ed || fail "not Ready"
+  [ "$(count $ns pvc ed)" = 0 ] || fail "PVCs exist with emptyDir storage"
+  poll 10 eval '[ "$(rcli "$(leader_ip '$ns' ed)" "$(secret '$ns' ed-auth)" SET '$key' cached)" = OK ]' ||
+    fail "no write"
+  pods=$($K -n $ns get pods -l redis.io/cluster=ed -o jsonpath='{.items[*].metadata.name}')
+  for p in $pods; do
+    poll 10 has_key $ns ed $p $key cached || fail "$p does not have the key"
+  done
+  victim=$($K -n $ns get pods -l redis.io/cluster=ed,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
+  [ -n "$($K -n $ns get pod $victim -o jsonpath='{.spec.volumes[?(@.name=="data")].emptyDir}')" ] ||
+    fail "$victim has no emptyDir data volume"
+  # nothing keeps an emptyDir serial: the replacement gets the next one
+  t0=$(ms); $K -n $ns delete pod $victim --wait=false >/dev/null
+  poll 120 eval 'new_pod '$ns' ed "'"$pods"'" && ready '$ns' ed && [ "$(count '$ns' pods ed)" = 3 ]' ||
+    fail "no replacement for $victim: $(rc $ns ed '{.status.phase} {.status.readyInstances}')"
+  fresh=$(new_pod $ns ed "$pods")
+  poll 20 has_key $ns ed $fresh $key cached || fail "the new $fresh did not resync the key"
+  note "emptyDir replica $victim deleted -> $fresh created, resynced from the primary, Ready in $(( $(ms) - t0 )) ms"
+  [ "$(inst $ns $fresh | jq -r .state)" = replica ] || fail "$fresh is not a replica"
+  [ "$(count $ns pvc ed)" = 0 ] || fail "PVCs exist with emptyDir storage"
+}
+
+# pvcs_grown NS NAME SIZE: every PVC asks for SIZE and has it (status.capacity); records the
+# cluster's phase at each try in $W/grow.phases
+pvcs_grown() {
+  local p
+  rc $1 $2 '{.status.phase}' >>"$W/grow.phases"; echo >>"$W/grow.phases"
+  for p in $($K -n $1 get pvc -l redis.io/cluster=$2 -o jsonpath='{.items[*].metadata.name}'); do
+    [ "$($K -n $1 get pvc $p -o jsonpath='{.spec.resources.requests.storage}/{.status.capacity.storage}')" = "$3/$3" ] || return 1
+  done
+}
+
+t_grow() {
+  local ns=$RUN-grow before after t0 pv p
+  newns $ns
+  mkcluster $ns gr 2
+  poll 120 ready $ns gr || fail "not Ready"
+  before=$(snapshot $ns gr)
+  : >"$W/grow.phases"
+  t0=$(ms); $K -n $ns patch rediscluster gr --type=merge -p '{"spec":{"storage":{"size":"128Mi"}}}' >/dev/null
+  poll 60 pvcs_grown $ns gr 128Mi || fail "PVCs not grown: $($K -n $ns get pvc -o jsonpath='{range .items[*]}{.metadata.name} {.spec.resources.requests.storage}/{.status.capacity.storage} {end}')"
+  note "storage 64Mi -> 128Mi: both PVCs requested and at capacity in $(( $(ms) - t0 )) ms (phases seen: $(sort -u "$W/grow.phases" | grep . | paste -sd, -))"
+  for p in gr-1 gr-2; do
+    pv=$($K -n $ns get pvc $p -o jsonpath='{.spec.volumeName}')
+    [ "$($K get pv $pv -o jsonpath='{.spec.capacity.storage}')" = 128Mi ] || fail "PV $pv of $p not grown"
+  done
+  poll 30 eval 'ready '$ns' gr && [ "$(rc '$ns' gr "{.status.phase}")" = Healthy ] && [ "$(cond '$ns' gr Progressing)" = False ]' ||
+    fail "not Healthy after the resize: $(rc $ns gr '{.status.phase} {.status.phaseReason}')"
+  after=$(snapshot $ns gr)
+  [ "$before" = "$after" ] || fail "pods or servers restarted: before [$before] after [$after]"
+  events $ns | grep -q StorageResized || fail "no StorageResized event"
+  note "kube-controller-manager on a hostPath PV: $($K -n $ns get events --field-selector reason=ExternalExpanding -o jsonpath='{.items[0].message}' 2>/dev/null || echo 'no ExternalExpanding event')"
+}
+
+# --- the instance managers' API: HTTPS with client certificates (controller/pki.h) ---------
+
+# tls_key NS SECRET KEY FILE: one key of a Secret into a file
+tls_key() { $K -n "$1" get secret "$2" -o jsonpath="{.data.${3//./\\.}}" | base64 -d >"$4"; }
+# post_code IP OP BODY [CURL-ARGS...]: the HTTP status of POST https://IP:8000/v1/OP (000: no answer)
+post_code() {
+  local ip=$1 op=$2 body=$3; shift 3
+  curl -sk --max-time 3 -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+    -d "$body" "$@" "https://$ip:8000/v1/$op"
+}
+
+t_tls() {
+  local ns=$RUN-tls d=$W/tls ip code sa
+  newns $ns
+  mkcluster $ns tls 1
+  poll 90 ready $ns tls || fail "not Ready: $(rc $ns tls '{.status.phase} {.status.phaseReason}')"
+  owned $ns secret tls-operator-tls && owned $ns secret tls-instance-tls || return 1
+  mkdir -p "$d"
+  tls_key $ns tls-instance-tls tls.crt "$d/server.crt"; tls_key $ns tls-instance-tls tls.key "$d/server.key"
+  tls_key $ns tls-instance-tls peer.crt "$d/peer.crt"; tls_key $ns tls-instance-tls peer.key "$d/peer.key"
+  tls_key $ns tls-operator-tls server-ca.crt "$d/server-ca.crt"
+  tls_key $ns tls-operator-tls tls.crt "$d/op.crt"; tls_key $ns tls-operator-tls tls.key "$d/op.key"
+  ip=$(pod_ip $ns tls-1)
+  # reads stay open: status over HTTPS, from a server certificate of the cluster's server CA
+  curl -sfk --max-time 3 "https://$ip:8000/v1/status" | jq -e '.role == "primary"' >/dev/null ||
+    fail "GET https://$ip:8000/v1/status: $(curl -sk --max-time 3 "https://$ip:8000/v1/status")"
+  openssl verify -CAfile "$d/server-ca.crt" "$d/server.crt" >/dev/null || fail "server certificate not from the server CA"
+  code=$(curl -s --max-time 3 -o /dev/null -w '%{http_code}' "http://$ip:8000/healthz")
+  [ "$code" = 000 ] || fail "plain HTTP still answers ($code)"
+  # mutations: no client certificate, or the pod's own server certificate: 401
+  code=$(post_code $ip fence '{"reason": "e2e t_tls"}'); [ "$code" = 401 ] || fail "POST /v1/fence without a client certificate: $code, want 401"
+  code=$(post_code $ip fence '{"reason": "e2e t_tls"}' --cert "$d/server.crt" --key "$d/server.key")
+  [ "$code" = 401 ] || fail "POST /v1/fence with the instance's own server certificate: $code, want 401"
+  # the peer certificate every pod holds may only promote
+  code=$(post_code $ip fence '{"reason": "e2e t_tls"}' --cert "$d/peer.crt" --key "$d/peer.key")
+  [ "$code" = 403 ] || fail "POST /v1/fence with the peer certificate: $code, want 403"
+  [ "$(inst $ns tls-1 | jq -r .fenced)" = false ] || fail "the primary got fenced"
+  # the controller's certificate is accepted (unfence of an unfenced primary changes nothing)
+  code=$(post_code $ip unfence '{}' --cert "$d/op.crt" --key "$d/op.key")
+  [ "$code" = 200 ] || fail "POST /v1/unfence with the controller's certificate: $code, want 200"
+  # the pods' service account can read their own Secret, never the operator's
+  sa=system:serviceaccount:$ns:tls
+  [ "$($K -n $ns auth can-i get secret/tls-instance-tls --as=$sa)" = yes ] || fail "pods cannot read tls-instance-tls"
+  [ "$($K -n $ns auth can-i get secret/tls-operator-tls --as=$sa)" = no ] || fail "pods can read tls-operator-tls"
+  ! grep -q 'PRIVATE KEY' "$W/controller-main.log" || fail "key material in the controller's log"
+  note "TLS: status over HTTPS, fence refused without a client certificate (401), with the pod's server certificate (401), with the peer certificate (403); the controller's certificate accepted"
+}
+
+# pvcRetention Retain: scaling down keeps the removed replica's PVC (listed as dangling);
+# scaling up again reuses it, and the replica comes back with its old data.
+t_retain() {
+  local ns=$RUN-retain uid
+  newns $ns
+  STORAGE='{size: 64Mi, pvcRetention: Retain}' mkcluster $ns rt 2
+  poll 120 ready $ns rt || fail "not Ready"
+  [ "$(primary $ns rt)" = rt-1 ] || fail "primary $(primary $ns rt)"
+  rcli "$(pod_ip $ns rt-1)" "$(secret $ns rt-auth)" SET kept:key v >/dev/null || fail "no write"
+  poll 20 eval '[ "$(rcli "$(pod_ip '$ns' rt-2)" "$(secret '$ns' rt-auth)" GET kept:key)" = v ]' || fail "not replicated"
+  uid=$($K -n $ns get pvc rt-2 -o jsonpath='{.metadata.uid}')
+  $K -n $ns scale rediscluster rt --replicas=1 >/dev/null
+  poll 60 eval 'ready '$ns' rt && [ "$(count '$ns' pods rt)" = 1 ]' || fail "not scaled down"
+  [ "$(count $ns pvc rt)" = 2 ] || fail "PVCs: $(count $ns pvc rt)"
+  poll 20 eval '[ "$(rc '$ns' rt "{.status.danglingPVCs[*]}")" = rt-2 ]' ||
+    fail "danglingPVCs: '$(rc $ns rt '{.status.danglingPVCs}')'"
+  $K -n $ns scale rediscluster rt --replicas=2 >/dev/null
+  poll 120 eval 'ready '$ns' rt && [ "$(count '$ns' pods rt)" = 2 ]' || fail "not scaled up"
+  [ "$($K -n $ns get pvc rt-2 -o jsonpath='{.metadata.uid}')" = "$uid" ] || fail "rt-2's PVC was replaced"
+  [ "$(rcli "$(pod_ip $ns rt-2)" "$(secret $ns rt-auth)" GET kept:key)" = v ] || fail "rt-2 lost its data"
+  poll 20 eval '[ -z "$(rc '$ns' rt "{.status.danglingPVCs}")" ]' || fail "danglingPVCs not cleared"
 }

@@ -17,13 +17,21 @@ fail() { echo "$*"; exit 1; }
 
 # --- the private node agent and the host controller -------------------------------------
 
+# AGENT_NODES (1): the private agent's Nodes, $RUN-node-1..N ($NODE is the first); with
+# more than one, clusters may use any of them (nodeAffinity) and spread (anti-affinity).
+AGENT_NODES=${AGENT_NODES:-1}
+nodes() { seq -f "$RUN-node-%g" 1 "$AGENT_NODES"; }
 node_ready() {
-  [ "$($K get node "$NODE" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ]
+  local n
+  for n in $(nodes); do
+    [ "$($K get node "$n" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = True ] || return 1
+  done
 }
+delete_nodes() { local n; for n in $(nodes); do $K delete node "$n" --wait=false >/dev/null 2>&1; done; }
 start_agent() {
   mkdir -p "$W/na"
   setsid "$BUILD/nodeagent" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$W/na" \
-    --nodes 1 --node-prefix "$RUN-node-" --register-taint "$TAINT_KEY=$RUN:NoSchedule" \
+    --nodes "$AGENT_NODES" --node-prefix "$RUN-node-" --register-taint "$TAINT_KEY=$RUN:NoSchedule" \
     --pod-cidr "$CIDR" --cgroup-root "$CGROUP" --images test/nodeagent/images.conf \
     --operator-bin "$BUILD/redis-operator" --node-status-interval 2s \
     >"$W/nodeagent.log" 2>&1 </dev/null &
@@ -36,7 +44,18 @@ namespaces_gone() {
     ! $K get namespace "$ns" >/dev/null 2>&1 || return 1
   done
 }
-no_pods_left() { [ -z "$($K get pods -A --field-selector "spec.nodeName=$NODE" -o name 2>/dev/null)" ]; }
+no_pods_left() {
+  local n
+  for n in $(nodes); do
+    [ -z "$($K get pods -A --field-selector "spec.nodeName=$n" -o name 2>/dev/null)" ] || return 1
+  done
+}
+# where the data pods go: the private Node, or any of them
+placement() {
+  if [ "$AGENT_NODES" = 1 ]; then echo "nodeSelector: {kubernetes.io/hostname: $NODE}"
+  else echo "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: [$(nodes | paste -sd, -)]}]}]}}}"
+  fi
+}
 
 # controller TAG HEALTH_PORT METRICS_PORT: a host controller for this run; its PID in
 # $W/ctl-TAG.pid, its exit code in $W/ctl-TAG.exit once it ends, its log controller-TAG.log
@@ -68,17 +87,19 @@ newns() {
   $K create namespace "$1" >/dev/null &&
     $K label namespace "$1" pod-security.kubernetes.io/enforce=restricted >/dev/null
 }
-# mkcluster NS NAME INSTANCES [SPEC-YAML-LINES]
+# mkcluster NS NAME INSTANCES [SPEC-YAML-LINES]; STORAGE (flow YAML) replaces {size: 64Mi}
 mkcluster() {
+  local storage='{size: 64Mi}'
+  [ -n "${STORAGE:-}" ] && storage=$STORAGE
   $K -n "$1" apply -f - >/dev/null <<Y
 apiVersion: redis.io/v1
 kind: RedisCluster
 metadata: {name: $2, labels: {redis-operator.test/run: $RUN}}
 spec:
   instances: $3
-  storage: {size: 64Mi}
+  storage: $storage
   tolerations: [{key: $TAINT_KEY, operator: Equal, value: $RUN, effect: NoSchedule}]
-  nodeSelector: {kubernetes.io/hostname: $NODE}
+  $(placement)
 ${4:-}
 Y
 }
@@ -112,7 +133,8 @@ write_via_leader() {
   [ -n "$ip" ] && [ "$ip" != "${3:-}" ] &&
     [ "$(rcli "$ip" "$(secret "$1" "$2-auth")" SET "it:$RANDOM" v)" = OK ]
 }
-inst() { curl -s --max-time 2 "http://$(pod_ip "$1" "$2"):8000/v1/status"; }
+# the managers serve HTTPS (controller/pki.h); -k: their CA is per cluster, the IP is not in the certificate
+inst() { curl -sk --max-time 2 "https://$(pod_ip "$1" "$2"):8000/v1/status"; }
 # server_hostpid NS POD: the host PID of the pod's redis-server (its freezer cgroup)
 server_hostpid() {
   local uid p; uid=$($K -n "$1" get pod "$2" -o jsonpath='{.metadata.uid}')

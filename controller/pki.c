@@ -1,0 +1,225 @@
+/*
+ * pki: generating and reading the per-cluster TLS material (see pki.h).
+ *
+ * Generation adds PEM text under stringData (the API server stores it base64 in data);
+ * reading takes data (base64, as the cache and the API return it) or, for an object
+ * built in this process, stringData. Every decoded secret is wiped before it is freed;
+ * error messages name the Secret and the key, never the value.
+ */
+#include "pki.h"
+
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "controller/desired.h"
+#include "controller/model.h"
+#include "lib/alloc.h"
+#include "lib/jsonx.h"
+#include "lib/x509.h"
+
+#define B64_MAX   (X509_PEM_MAX / 3 * 4 + 4)
+#define CN_PREFIX 40 /* bytes of the cluster name in a CN: "<prefix> server CA" <= 64 */
+
+static void where(json_t *secret, char *out, size_t len)
+{
+	snprintf(out, len, "Secret %s/%s",
+	         ctl_json_str(secret, "metadata.namespace")
+	                 ? ctl_json_str(secret, "metadata.namespace")
+	                 : "?",
+	         ctl_json_str(secret, "metadata.name") ? ctl_json_str(secret, "metadata.name")
+	                                               : "?");
+}
+
+/* Standard base64 with padding, no whitespace (what the API server writes). NULL: bad. */
+static char *b64_decode(const char *s)
+{
+	size_t n = strlen(s);
+	unsigned char *out;
+	int len;
+
+	if (n == 0 || n % 4 || n > B64_MAX)
+		return NULL;
+	out = xmalloc(n + 1);
+	len = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
+	for (size_t i = n; len > 0 && i > 0 && s[i - 1] == '='; i--)
+		len--; /* EVP_DecodeBlock counts the padding as zero bytes */
+	if (len >= 0)
+		out[len] = '\0';
+	if (len < 0 || strlen((char *)out) != (size_t)len) { /* NUL inside: not PEM text */
+		secure_zero(out, n + 1);
+		free(out);
+		return NULL;
+	}
+	return (char *)out;
+}
+
+/* The text of key in secret (data base64, else stringData) into *out (free_secret it). */
+static int value(json_t *secret, const char *key, char **out, struct err *e)
+{
+	json_t *sd = json_object_get(json_object_get(secret, "stringData"), key);
+	const char *b64 = json_string_value(json_object_get(json_object_get(secret, "data"), key));
+	char w[CTL_NAME_MAX * 2 + 16];
+
+	if (json_is_string(sd)) {
+		*out = xstrdup(json_string_value(sd));
+		return 0;
+	}
+	where(secret, w, sizeof(w));
+	if (!b64)
+		return err_set(e, -EINVAL, "%s: key %s: missing", w, key);
+	if (!(*out = b64_decode(b64)))
+		return err_set(e, -EINVAL, "%s: key %s: not base64 text", w, key);
+	return 0;
+}
+
+/* Reads a cert/key pair from secret and checks that they match. */
+static int read_pair(json_t *secret, const char *cert_key, const char *key_key,
+                     struct x509_pair *out, struct err *e)
+{
+	struct x509_pair p = { 0 };
+	struct err why = { 0 };
+	char w[CTL_NAME_MAX * 2 + 16];
+	int rc = value(secret, cert_key, &p.cert_pem, e);
+
+	if (!rc)
+		rc = value(secret, key_key, &p.key_pem, e);
+	if (!rc && (rc = x509_check_pair(p.cert_pem, p.key_pem, &why)) < 0) {
+		where(secret, w, sizeof(w));
+		err_set(e, rc, "%s: keys %s, %s: %s", w, cert_key, key_key, why.msg);
+	}
+	if (rc)
+		x509_pair_release(&p);
+	else
+		*out = p;
+	return rc;
+}
+
+static void put(json_t *sd, const char *key, const char *pem)
+{
+	json_object_set_new(sd, key, json_string(pem));
+}
+
+/* --- generation ------------------------------------------------------------------------------- */
+
+int ctl_pki_fill_operator(json_t *secret, const char *cluster, struct err *e)
+{
+	struct x509_pair server_ca = { 0 }, client_ca = { 0 }, me = { 0 };
+	char cn[X509_CN_MAX + 1];
+	json_t *sd;
+	int rc;
+
+	snprintf(cn, sizeof(cn), "%.*s server CA", CN_PREFIX, cluster);
+	rc = x509_make_ca(cn, CTL_PKI_DAYS, &server_ca, e);
+	snprintf(cn, sizeof(cn), "%.*s client CA", CN_PREFIX, cluster);
+	if (!rc)
+		rc = x509_make_ca(cn, CTL_PKI_DAYS, &client_ca, e);
+	if (!rc)
+		rc = x509_issue(&client_ca, CTL_PKI_CONTROLLER_CN, CTL_PKI_DAYS, X509_EKU_CLIENT,
+		                &me, e);
+	if (!rc) {
+		sd = json_object();
+		put(sd, CTL_PKI_SERVER_CA, server_ca.cert_pem);
+		put(sd, CTL_PKI_SERVER_CA_KEY, server_ca.key_pem);
+		put(sd, CTL_PKI_CLIENT_CA, client_ca.cert_pem);
+		put(sd, CTL_PKI_CLIENT_CA_KEY, client_ca.key_pem);
+		put(sd, CTL_PKI_CERT, me.cert_pem);
+		put(sd, CTL_PKI_KEY, me.key_pem);
+		json_object_set_new(secret, "stringData", sd);
+	}
+	x509_pair_release(&server_ca);
+	x509_pair_release(&client_ca);
+	x509_pair_release(&me);
+	return rc;
+}
+
+int ctl_pki_fill_instance(json_t *secret, json_t *op, const char *cluster, struct err *e)
+{
+	struct x509_pair server_ca = { 0 }, client_ca = { 0 }, server = { 0 }, peer = { 0 };
+	char cn[X509_CN_MAX + 1];
+	json_t *sd;
+	int rc = read_pair(op, CTL_PKI_SERVER_CA, CTL_PKI_SERVER_CA_KEY, &server_ca, e);
+
+	if (!rc)
+		rc = read_pair(op, CTL_PKI_CLIENT_CA, CTL_PKI_CLIENT_CA_KEY, &client_ca, e);
+	snprintf(cn, sizeof(cn), "%.*s instance", CN_PREFIX, cluster);
+	if (!rc)
+		rc = x509_issue(&server_ca, cn, CTL_PKI_DAYS, X509_EKU_SERVER, &server, e);
+	if (!rc)
+		rc = x509_issue(&client_ca, CTL_PKI_PEER_CN, CTL_PKI_DAYS, X509_EKU_CLIENT, &peer,
+		                e);
+	if (!rc) {
+		sd = json_object();
+		put(sd, CTL_PKI_INST_CERT, server.cert_pem);
+		put(sd, CTL_PKI_INST_KEY, server.key_pem);
+		put(sd, CTL_PKI_INST_CA, client_ca.cert_pem);
+		put(sd, CTL_PKI_INST_PEER, peer.cert_pem);
+		put(sd, CTL_PKI_INST_PEER_KEY, peer.key_pem);
+		put(sd, CTL_PKI_INST_PEER_CA, server_ca.cert_pem);
+		json_object_set_new(secret, "stringData", sd);
+	}
+	x509_pair_release(&server_ca);
+	x509_pair_release(&client_ca);
+	x509_pair_release(&server);
+	x509_pair_release(&peer);
+	return rc;
+}
+
+void ctl_pki_wipe(json_t *secret)
+{
+	json_t *sd = json_object_get(secret, "stringData"), *v;
+	const char *k;
+
+	json_object_foreach (sd, k, v) {
+		const char *s = json_string_value(v);
+
+		if (s)
+			secure_zero((void *)s, strlen(s));
+	}
+}
+
+/* --- the controller's side ---------------------------------------------------------------------- */
+
+void ctl_pki_client_release(struct ctl_pki_client *c)
+{
+	if (!c)
+		return;
+	free(c->ca_pem);
+	free(c->cert_pem);
+	free_secret(c->key_pem);
+	c->ca_pem = c->cert_pem = c->key_pem = NULL;
+}
+
+int ctl_pki_client_read(json_t *op, int64_t now_wall_ms, struct ctl_pki_client *out, struct err *e)
+{
+	struct x509_pair me = { 0 };
+	struct err why = { 0 };
+	char *ca = NULL, w[CTL_NAME_MAX * 2 + 16];
+	int64_t ca_end = 0, end = 0;
+	int rc = value(op, CTL_PKI_SERVER_CA, &ca, e);
+
+	where(op, w, sizeof(w));
+	if (!rc && (rc = x509_not_after(ca, &ca_end, &why)) < 0)
+		err_set(e, rc, "%s: key %s: %s", w, CTL_PKI_SERVER_CA, why.msg);
+	if (!rc)
+		rc = read_pair(op, CTL_PKI_CERT, CTL_PKI_KEY, &me, e);
+	if (!rc && x509_not_after(me.cert_pem, &end, NULL) == 0 && end <= now_wall_ms)
+		rc = err_set(e, -EINVAL, "%s: key %s: expired", w, CTL_PKI_CERT);
+	if (rc) {
+		free(ca);
+		x509_pair_release(&me);
+		return rc;
+	}
+	*out = (struct ctl_pki_client){ ca, me.cert_pem, me.key_pem };
+	return 0;
+}
+
+bool ctl_pki_pod_uses_tls(json_t *pod)
+{
+	const char *v = json_string_value(
+	        json_object_get(jsonx_get(pod, "metadata.annotations"), CTL_PKI_ANN));
+
+	return v && *v;
+}
