@@ -30,6 +30,7 @@
 #include "lib/jsonx.h"
 #include "lib/k8s/multi.h"
 #include "lib/x509.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define DAY_MS (86400LL * 1000)
@@ -71,38 +72,9 @@ static const char *sd(json_t *s, const char *key)
 	return v;
 }
 
-static X509 *parse(const char *pem)
-{
-	BIO *b = BIO_new_mem_buf(pem, -1);
-	X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
-
-	BIO_free(b);
-	ck_assert_ptr_nonnull(x);
-	return x;
-}
-
-static int verify(const char *ca_pem, const char *leaf_pem, int purpose)
-{
-	X509_STORE *st = X509_STORE_new();
-	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
-	X509 *ca = parse(ca_pem), *leaf = parse(leaf_pem);
-	int rc;
-
-	X509_STORE_add_cert(st, ca);
-	X509_STORE_CTX_init(ctx, st, leaf, NULL);
-	if (purpose >= 0)
-		X509_STORE_CTX_set_purpose(ctx, purpose);
-	rc = X509_verify_cert(ctx) == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
-	X509_STORE_CTX_free(ctx);
-	X509_STORE_free(st);
-	X509_free(ca);
-	X509_free(leaf);
-	return rc;
-}
-
 static void cn_of(const char *pem, char *out, size_t len)
 {
-	X509 *x = parse(pem);
+	X509 *x = tu_x509_parse(pem);
 	unsigned char *der = NULL;
 	int n = i2d_X509(x, &der);
 
@@ -146,22 +118,23 @@ START_TEST(two_cas)
 
 	material_make(&m, "c");
 	/* the controller trusts the server CA; the pods' server certificate chains to it */
-	ck_assert_int_eq(verify(sd(m.op, CTL_PKI_SERVER_CA), sd(m.inst, CTL_PKI_INST_CERT),
-	                        X509_PURPOSE_SSL_SERVER),
+	ck_assert_int_eq(tu_x509_verify(sd(m.op, CTL_PKI_SERVER_CA), sd(m.inst, CTL_PKI_INST_CERT),
+	                                X509_PURPOSE_SSL_SERVER),
 	                 X509_V_OK);
 	/* the pods trust the client CA: the controller's certificate and the peer's pass */
-	ck_assert_int_eq(verify(sd(m.inst, CTL_PKI_INST_CA), sd(m.op, CTL_PKI_CERT),
-	                        X509_PURPOSE_SSL_CLIENT),
+	ck_assert_int_eq(tu_x509_verify(sd(m.inst, CTL_PKI_INST_CA), sd(m.op, CTL_PKI_CERT),
+	                                X509_PURPOSE_SSL_CLIENT),
 	                 X509_V_OK);
-	ck_assert_int_eq(verify(sd(m.inst, CTL_PKI_INST_CA), sd(m.inst, CTL_PKI_INST_PEER),
-	                        X509_PURPOSE_SSL_CLIENT),
+	ck_assert_int_eq(tu_x509_verify(sd(m.inst, CTL_PKI_INST_CA), sd(m.inst, CTL_PKI_INST_PEER),
+	                                X509_PURPOSE_SSL_CLIENT),
 	                 X509_V_OK);
 	/* ... a pod's own server certificate does not, whatever the purpose */
-	ck_assert_int_eq(verify(sd(m.inst, CTL_PKI_INST_CA), sd(m.inst, CTL_PKI_INST_CERT), -1),
-	                 X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY);
+	ck_assert_int_eq(
+	        tu_x509_verify(sd(m.inst, CTL_PKI_INST_CA), sd(m.inst, CTL_PKI_INST_CERT), -1),
+	        X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY);
 	/* a manager verifies the peer it promotes against the server CA */
-	ck_assert_int_eq(verify(sd(m.inst, CTL_PKI_INST_PEER_CA), sd(m.inst, CTL_PKI_INST_CERT),
-	                        X509_PURPOSE_SSL_SERVER),
+	ck_assert_int_eq(tu_x509_verify(sd(m.inst, CTL_PKI_INST_PEER_CA),
+	                                sd(m.inst, CTL_PKI_INST_CERT), X509_PURPOSE_SSL_SERVER),
 	                 X509_V_OK);
 	ck_assert_str_eq(sd(m.inst, CTL_PKI_INST_CA), sd(m.op, CTL_PKI_CLIENT_CA));
 	ck_assert_str_eq(sd(m.inst, CTL_PKI_INST_PEER_CA), sd(m.op, CTL_PKI_SERVER_CA));
@@ -205,9 +178,10 @@ START_TEST(clusters_apart)
 
 	material_make(&a, "a");
 	material_make(&b, "b");
-	ck_assert_int_ne(verify(sd(a.op, CTL_PKI_SERVER_CA), sd(b.inst, CTL_PKI_INST_CERT), -1),
-	                 X509_V_OK);
-	ck_assert_int_ne(verify(sd(b.inst, CTL_PKI_INST_CA), sd(a.op, CTL_PKI_CERT), -1),
+	ck_assert_int_ne(
+	        tu_x509_verify(sd(a.op, CTL_PKI_SERVER_CA), sd(b.inst, CTL_PKI_INST_CERT), -1),
+	        X509_V_OK);
+	ck_assert_int_ne(tu_x509_verify(sd(b.inst, CTL_PKI_INST_CA), sd(a.op, CTL_PKI_CERT), -1),
 	                 X509_V_OK);
 	material_free(&a);
 	material_free(&b);

@@ -17,39 +17,10 @@
 #include <time.h>
 
 #include "lib/x509.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define DAY_MS (86400LL * 1000)
-
-static X509 *parse(const char *pem)
-{
-	BIO *b = BIO_new_mem_buf(pem, -1);
-	X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
-
-	BIO_free(b);
-	ck_assert_ptr_nonnull(x);
-	return x;
-}
-
-/* X509_V_OK, or the verification error of leaf against ca for purpose (-1: any). */
-static int verify(const char *ca_pem, const char *leaf_pem, int purpose)
-{
-	X509_STORE *st = X509_STORE_new();
-	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
-	X509 *ca = parse(ca_pem), *leaf = parse(leaf_pem);
-	int rc;
-
-	ck_assert_int_eq(X509_STORE_add_cert(st, ca), 1);
-	ck_assert_int_eq(X509_STORE_CTX_init(ctx, st, leaf, NULL), 1);
-	if (purpose >= 0)
-		ck_assert_int_eq(X509_STORE_CTX_set_purpose(ctx, purpose), 1);
-	rc = X509_verify_cert(ctx) == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
-	X509_STORE_CTX_free(ctx);
-	X509_STORE_free(st);
-	X509_free(ca);
-	X509_free(leaf);
-	return rc;
-}
 
 static struct x509_pair ca_a, ca_b, server_a, client_a, client_b;
 
@@ -77,32 +48,32 @@ static void free_all(void)
 
 START_TEST(leaf_verifies_against_its_ca)
 {
-	ck_assert_int_eq(verify(ca_a.cert_pem, server_a.cert_pem, -1), X509_V_OK);
-	ck_assert_int_eq(verify(ca_a.cert_pem, server_a.cert_pem, X509_PURPOSE_SSL_SERVER),
+	ck_assert_int_eq(tu_x509_verify(ca_a.cert_pem, server_a.cert_pem, -1), X509_V_OK);
+	ck_assert_int_eq(tu_x509_verify(ca_a.cert_pem, server_a.cert_pem, X509_PURPOSE_SSL_SERVER),
 	                 X509_V_OK);
-	ck_assert_int_eq(verify(ca_a.cert_pem, client_a.cert_pem, X509_PURPOSE_SSL_CLIENT),
+	ck_assert_int_eq(tu_x509_verify(ca_a.cert_pem, client_a.cert_pem, X509_PURPOSE_SSL_CLIENT),
 	                 X509_V_OK);
-	ck_assert_int_eq(verify(ca_b.cert_pem, client_b.cert_pem, X509_PURPOSE_SSL_CLIENT),
+	ck_assert_int_eq(tu_x509_verify(ca_b.cert_pem, client_b.cert_pem, X509_PURPOSE_SSL_CLIENT),
 	                 X509_V_OK);
 	/* a CA verifies against itself */
-	ck_assert_int_eq(verify(ca_a.cert_pem, ca_a.cert_pem, -1), X509_V_OK);
+	ck_assert_int_eq(tu_x509_verify(ca_a.cert_pem, ca_a.cert_pem, -1), X509_V_OK);
 }
 END_TEST
 
 START_TEST(wrong_ca_fails)
 {
-	ck_assert_int_eq(verify(ca_b.cert_pem, server_a.cert_pem, -1),
+	ck_assert_int_eq(tu_x509_verify(ca_b.cert_pem, server_a.cert_pem, -1),
 	                 X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY);
-	ck_assert_int_eq(verify(ca_a.cert_pem, client_b.cert_pem, X509_PURPOSE_SSL_CLIENT),
+	ck_assert_int_eq(tu_x509_verify(ca_a.cert_pem, client_b.cert_pem, X509_PURPOSE_SSL_CLIENT),
 	                 X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY);
 	/* a leaf is no CA: it cannot vouch for another leaf */
-	ck_assert_int_ne(verify(server_a.cert_pem, client_a.cert_pem, -1), X509_V_OK);
+	ck_assert_int_ne(tu_x509_verify(server_a.cert_pem, client_a.cert_pem, -1), X509_V_OK);
 }
 END_TEST
 
 START_TEST(eku_present_and_enforced)
 {
-	X509 *s = parse(server_a.cert_pem), *c = parse(client_a.cert_pem);
+	X509 *s = tu_x509_parse(server_a.cert_pem), *c = tu_x509_parse(client_a.cert_pem);
 
 	ck_assert(X509_get_extension_flags(s) & EXFLAG_XKUSAGE);
 	ck_assert_uint_eq(X509_get_extended_key_usage(s), XKU_SSL_SERVER);
@@ -110,16 +81,16 @@ START_TEST(eku_present_and_enforced)
 	ck_assert_uint_eq(X509_get_extended_key_usage(c), XKU_SSL_CLIENT);
 	X509_free(s);
 	X509_free(c);
-	ck_assert_int_eq(verify(ca_a.cert_pem, server_a.cert_pem, X509_PURPOSE_SSL_CLIENT),
+	ck_assert_int_eq(tu_x509_verify(ca_a.cert_pem, server_a.cert_pem, X509_PURPOSE_SSL_CLIENT),
 	                 X509_V_ERR_INVALID_PURPOSE);
-	ck_assert_int_eq(verify(ca_a.cert_pem, client_a.cert_pem, X509_PURPOSE_SSL_SERVER),
+	ck_assert_int_eq(tu_x509_verify(ca_a.cert_pem, client_a.cert_pem, X509_PURPOSE_SSL_SERVER),
 	                 X509_V_ERR_INVALID_PURPOSE);
 }
 END_TEST
 
 START_TEST(ca_and_leaf_shape)
 {
-	X509 *ca = parse(ca_a.cert_pem), *leaf = parse(server_a.cert_pem), *other;
+	X509 *ca = tu_x509_parse(ca_a.cert_pem), *leaf = tu_x509_parse(server_a.cert_pem), *other;
 	EVP_PKEY *pub = X509_get0_pubkey(leaf);
 
 	ck_assert_int_eq(X509_check_ca(ca), 1);
@@ -132,7 +103,7 @@ START_TEST(ca_and_leaf_shape)
 	ck_assert_ptr_nonnull(strstr(server_a.cert_pem, "-----BEGIN CERTIFICATE-----"));
 	ck_assert_ptr_null(strstr(server_a.cert_pem, "PRIVATE KEY"));
 	/* two leaves never share a serial */
-	other = parse(client_a.cert_pem);
+	other = tu_x509_parse(client_a.cert_pem);
 	ck_assert_int_ne(
 	        ASN1_INTEGER_cmp(X509_get0_serialNumber(leaf), X509_get0_serialNumber(other)), 0);
 	X509_free(other);
@@ -179,7 +150,7 @@ END_TEST
 
 START_TEST(der_common_name)
 {
-	X509 *x = parse(client_a.cert_pem);
+	X509 *x = tu_x509_parse(client_a.cert_pem);
 	unsigned char *der = NULL;
 	int n = i2d_X509(x, &der);
 	char cn[X509_CN_MAX + 1] = "untouched", tiny[4] = "abc";

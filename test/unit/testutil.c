@@ -5,6 +5,9 @@
 #include "testutil.h"
 
 #include <ftw.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,4 +104,33 @@ static int tu_rm_entry(const char *p, const struct stat *st, int flag, struct FT
 void tu_rmtree(const char *dir)
 {
 	nftw(dir, tu_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void *tu_x509_parse(const char *pem)
+{
+	BIO *b = BIO_new_mem_buf(pem, -1);
+	X509 *x = PEM_read_bio_X509(b, NULL, NULL, NULL);
+
+	BIO_free(b);
+	ck_assert_ptr_nonnull(x);
+	return x;
+}
+
+int tu_x509_verify(const char *ca_pem, const char *leaf_pem, int purpose)
+{
+	X509_STORE *st = X509_STORE_new();
+	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+	X509 *ca = tu_x509_parse(ca_pem), *leaf = tu_x509_parse(leaf_pem);
+	int rc;
+
+	ck_assert_int_eq(X509_STORE_add_cert(st, ca), 1);
+	ck_assert_int_eq(X509_STORE_CTX_init(ctx, st, leaf, NULL), 1);
+	if (purpose >= 0)
+		ck_assert_int_eq(X509_STORE_CTX_set_purpose(ctx, purpose), 1);
+	rc = X509_verify_cert(ctx) == 1 ? X509_V_OK : X509_STORE_CTX_get_error(ctx);
+	X509_STORE_CTX_free(ctx);
+	X509_STORE_free(st);
+	X509_free(ca);
+	X509_free(leaf);
+	return rc;
 }

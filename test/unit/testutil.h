@@ -7,6 +7,7 @@
  *   tu_golden_json("test/data/x/", "out.golden.json", obj);    the same, for JSON
  *   json_t *docs = tu_load_yaml("config/samples/a.yaml", 1 << 20);
  *   tu_tmpdir(dir, sizeof(dir), "vk-conn");  ...  tu_rmtree(dir);
+ *   ck_assert_int_eq(tu_x509_verify(ca_pem, leaf_pem, X509_PURPOSE_SSL_SERVER), X509_V_OK);
  *
  * Paths are relative to the repository root, where the tests run. Files are read with
  * lib/file under TU_FILE_MAX. Call them from a test (or a fixture): a failed check
@@ -39,5 +40,11 @@ json_t *tu_load_yaml(const char *path, size_t max_len);
 void tu_tmpdir(char *dir, size_t len, const char *prefix);
 /* Removes dir and everything below it, following no symbolic link. */
 void tu_rmtree(const char *dir);
+/* A PEM certificate parsed with OpenSSL (an X509 *, X509_free() it); fails the test when
+ * it does not parse. */
+void *tu_x509_parse(const char *pem);
+/* X509_V_OK, or OpenSSL's verification error of leaf against ca alone for purpose
+ * (an X509_PURPOSE_* id; -1: any). */
+int tu_x509_verify(const char *ca_pem, const char *leaf_pem, int purpose);
 
 #endif
