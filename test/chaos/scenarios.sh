@@ -20,7 +20,9 @@
 #                      over once the Lease lapsed; restored, the old primary rejoins
 #   api-restart        SIGKILL of the primary's server, then the kube-apiserver restarted
 #                      (test/env/restart-apiserver.sh: every watch and connection drops;
-#                      everyone using the environment sees it, so run it alone)
+#                      everyone using the environment sees it, so run it alone; the
+#                      outage, ~17 s, outlasts the controller's leader Lease: it exits
+#                      and is started again, as its Deployment would restart it)
 #   node-lost          the primary's Node lost (node agent ctl node-lose: heartbeats stop,
 #                      its pods frozen) until writes resume elsewhere, then restored
 #   switchover-kill    a switchover to a replica is asked and that replica's server is
@@ -80,7 +82,10 @@ f_node_lose() {
 }
 r_node_restore() { ctl node-restore "$(cat "$W/lost-node")"; }
 f_api_restart() {
-  f_server_kill "$@" && bash test/env/restart-apiserver.sh >>"$W/api-restart.log" 2>&1
+  f_server_kill "$@" && bash test/env/restart-apiserver.sh >>"$W/api-restart.log" 2>&1 || return 1
+  # As a Deployment's kubelet would: a controller that lost its leader Lease during the
+  # outage (longer than its renew deadline) exited 1; it is started again.
+  if [ -s "$W/ctl-main.exit" ]; then start_controller; fi
 }
 f_switchover_kill() {
   local t; t=$(replicas_of "$1" "$2" | awk '{print $1}')

@@ -6,6 +6,12 @@
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 pid_alive kube-apiserver || die "kube-apiserver is not running (make env-up)"
+# The API server must inherit no descriptor of ours: a caller's lock (flock's fd) would
+# stay held for as long as the server runs.
+for fd in /proc/$$/fd/*; do
+  fd=${fd##*/}
+  [ "$fd" -gt 2 ] && eval "exec $fd>&-" 2>/dev/null
+done
 exec 9>"$ENV_DIR/.up.lock"
 flock -w 300 9 || die "another env-up holds $ENV_DIR/.up.lock"
 t0=$(date +%s%N)
