@@ -8,7 +8,9 @@
  *   redis_operator_failovers_total, redis_operator_failover_duration_seconds (histogram),
  *   redis_operator_switchovers_total, redis_operator_switchover_write_pause_seconds
  *   (histogram, the pause the old primary's manager measured), redis_operator_events_total,
- *   redis_operator_leader, redis_operator_workqueue_depth, redis_operator_clusters.
+ *   redis_operator_leader, redis_operator_workqueue_depth, redis_operator_clusters,
+ *   redis_operator_api_requests_total{verb} (every Kubernetes API request both clients
+ *   sent, watches and leader-Lease renewals included: lib/k8s/client's counters).
  */
 #include <stdio.h>
 
@@ -75,6 +77,20 @@ static void histogram(struct buf *o, const char *name, const char *help, struct 
 	           (unsigned long long)atomic_load(&h->n));
 }
 
+/* The API requests of both clients (caches, writes, events; the leader Lease), by verb. */
+static void api_requests(struct buf *o, struct ctl *c)
+{
+	unsigned long long a[K8S_VERB_COUNT], b[K8S_VERB_COUNT];
+	const char *name = "redis_operator_api_requests_total";
+
+	k8s_client_requests(c->kube, a);
+	k8s_client_requests(c->lease_kube, b);
+	head(o, name, "counter", "Kubernetes API requests sent, by verb.");
+	for (int v = 0; v < K8S_VERB_COUNT; v++)
+		buf_printf(o, "%s{verb=\"%s\"} %llu\n", name, k8s_verb_name((enum k8s_verb)v),
+		           a[v] + b[v]);
+}
+
 int ctl_metrics_render(struct ctl *c, struct buf *o)
 {
 	struct ctl_metrics *m = &c->metrics;
@@ -106,5 +122,6 @@ int ctl_metrics_render(struct ctl *c, struct buf *o)
 	      (long long)qm.depth);
 	gauge(o, "redis_operator_clusters", "RedisClusters in the cache.",
 	      c->inf[CTL_INF_CLUSTERS] ? (long long)k8s_informer_len(c->inf[CTL_INF_CLUSTERS]) : 0);
+	api_requests(o, c);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -44,6 +45,7 @@ struct k8s_client {
 	double tokens; /* rate limiter bucket */
 	int64_t refill_ms;
 	uint64_t rng;
+	atomic_ullong requests[K8S_VERB_COUNT]; /* sent, by verb: lock-free */
 };
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
@@ -130,6 +132,24 @@ void k8s_client_free(struct k8s_client *c)
 	pthread_mutex_destroy(&c->lock);
 	free(c->user_agent);
 	free(c);
+}
+
+const char *k8s_verb_name(enum k8s_verb v)
+{
+	static const char *const names[K8S_VERB_COUNT] = {
+		[K8S_VERB_GET] = "get",       [K8S_VERB_LIST] = "list",
+		[K8S_VERB_WATCH] = "watch",   [K8S_VERB_CREATE] = "create",
+		[K8S_VERB_UPDATE] = "update", [K8S_VERB_PATCH] = "patch",
+		[K8S_VERB_DELETE] = "delete",
+	};
+
+	return (unsigned)v < K8S_VERB_COUNT ? names[v] : "unknown";
+}
+
+void k8s_client_requests(const struct k8s_client *c, unsigned long long out[K8S_VERB_COUNT])
+{
+	for (int i = 0; i < K8S_VERB_COUNT; i++)
+		out[i] = c ? atomic_load(&c->requests[i]) : 0;
 }
 
 size_t k8s_client_max_body(const struct k8s_client *c)
@@ -233,6 +253,23 @@ void k8s_call_release(struct k8s_call *call)
 	call->headers = NULL;
 }
 
+/* The verb of a call from its method, whether it names an object, and watch=1. */
+static enum k8s_verb verb_of(const char *method, bool named, bool watch)
+{
+	static const struct {
+		const char *method;
+		enum k8s_verb verb;
+	} writes[] = { { "POST", K8S_VERB_CREATE },
+		       { "PUT", K8S_VERB_UPDATE },
+		       { "PATCH", K8S_VERB_PATCH },
+		       { "DELETE", K8S_VERB_DELETE } };
+
+	for (size_t i = 0; method && i < sizeof(writes) / sizeof(writes[0]); i++)
+		if (strcmp(method, writes[i].method) == 0)
+			return writes[i].verb;
+	return watch ? K8S_VERB_WATCH : named ? K8S_VERB_GET : K8S_VERB_LIST;
+}
+
 int k8s_call_set_url(struct k8s_client *c, struct k8s_call *call, const struct k8s_resource *res,
                      const char *ns, const char *name, const char *sub, const struct k8s_query *q,
                      struct err *e)
@@ -242,6 +279,7 @@ int k8s_call_set_url(struct k8s_client *c, struct k8s_call *call, const struct k
 
 	if (rc)
 		return rc;
+	call->verb = verb_of(call->method, name != NULL, q && q->watch);
 	buf_clear(&call->url);
 	rc = buf_printf(&call->url, "%s%s", c->cfg->server, path);
 	free(path);
@@ -441,6 +479,7 @@ int k8s_client_prepare_handle(struct k8s_client *c, CURL *h, struct k8s_call *ca
 {
 	CURLcode cc;
 
+	atomic_fetch_add(&c->requests[(unsigned)call->verb < K8S_VERB_COUNT ? call->verb : 0], 1);
 	curl_easy_reset(h);
 	call->errbuf[0] = '\0';
 	call->overflow = false;

@@ -28,6 +28,10 @@
  * for tests against a local fake server only: no TLS and no bearer token on the wire.
  * Redirects are not followed. The token never reaches a log line or an error message.
  *
+ * Counters: every HTTP exchange the client sends (each attempt of a retried request, each
+ * watch (re)connection) is counted by verb (get, list, watch, create, update, patch,
+ * delete); k8s_client_requests reads them, for a controller's API-load metric.
+ *
  * Threads: k8s_client_new/free from the owner thread, with no request in flight. All
  * request functions may be called from any number of threads at once: each call takes
  * an easy handle from a mutex-guarded pool (so connections are reused) and gives it back.
@@ -60,6 +64,21 @@
 
 struct k8s_client;
 
+/* What a request does, as the API server's audit log names it. */
+enum k8s_verb {
+	K8S_VERB_GET,    /* GET of one object (the default of a call) */
+	K8S_VERB_LIST,   /* GET of a collection */
+	K8S_VERB_WATCH,  /* GET of a collection with watch=1 */
+	K8S_VERB_CREATE, /* POST */
+	K8S_VERB_UPDATE, /* PUT */
+	K8S_VERB_PATCH,  /* PATCH */
+	K8S_VERB_DELETE, /* DELETE */
+	K8S_VERB_COUNT,
+};
+
+/* "get", "list", ...; "unknown" out of range. */
+const char *k8s_verb_name(enum k8s_verb v);
+
 /* Zero or NULL fields pick the defaults above. */
 struct k8s_client_opts {
 	int timeout_ms;         /* deadline of one request, retries included */
@@ -79,6 +98,8 @@ struct k8s_client_opts {
 struct k8s_client *k8s_client_new(struct k8s_config *cfg, const struct k8s_client_opts *o,
                                   struct err *e);
 void k8s_client_free(struct k8s_client *c);
+/* Requests sent so far by verb (see Counters above) into out. Any thread, lock-free. */
+void k8s_client_requests(const struct k8s_client *c, unsigned long long out[K8S_VERB_COUNT]);
 
 struct k8s_list_opts {
 	const char *label_selector;
@@ -158,6 +179,7 @@ int k8s_status_object_to_err(long http, json_t *status, struct err *e);
 /* One HTTP exchange: what to send and what came back. Not thread-safe; one owner. */
 struct k8s_call {
 	const char *method;       /* "GET", "POST", "PUT", "PATCH", "DELETE" */
+	enum k8s_verb verb;       /* set by k8s_call_set_url; counted when the handle is prepared */
 	struct buf url;           /* server + path + query, built by k8s_call_set_url */
 	const char *content_type; /* for a body; NULL: application/json */
 	char *body;               /* request body (owned) or NULL */

@@ -2,6 +2,9 @@
 # environment (test/env). The top Makefile includes it (test/*/*.mk).
 #   make BUILD=build/x bench-operator   test/bench/operator.sh → $(BUILD)/bench/operator.json,
 #                                       merged into results.json (+ ratios), docs regenerated
+#   make BUILD=build/x bench-footprint  test/bench/footprint.sh → $(BUILD)/bench/footprint.json
+#                                       (the controller with 0, 100, 1,000 clusters on a light
+#                                       node agent; BENCH_FOOTPRINT_*), merged, docs regenerated
 #   make BUILD=build/x bench-docs       docs/benchmarks.md + PNGs from $(BUILD)/bench/results.json
 #   make BUILD=build/x chaos            test/chaos/scenarios.sh, CHAOS_RUNS (3) runs each
 # BENCH_RUNS, BENCH_SWITCHOVER_RUNS, BENCH_CONTROLLER_N pass through the environment.
@@ -9,9 +12,16 @@
 CHAOS_RUNS ?= 3
 BENCH_TOOLS := $(BUILD)/chaos-writer $(BUILD)/redis-operator $(BUILD)/nodeagent $(BUILD)/controller-it-writer
 
-.PHONY: bench-operator bench-docs chaos
+.PHONY: bench-operator bench-footprint bench-docs chaos
 bench-operator: $(BENCH_TOOLS)
 	@BUILD=$(BUILD) BENCH_OUT=$(BUILD)/bench CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) bash test/bench/operator.sh
+	@bash test/bench/docs.sh $(BUILD)/bench/results.json docs/benchmarks.md
+
+# Creating 1,000 clusters takes a while on 2 cores (see test/bench/README.md).
+bench-footprint: $(BUILD)/redis-operator $(BUILD)/nodeagent $(BUILD)/chaos-writer
+	@BUILD=$(BUILD) BENCH_OUT=$(BUILD)/bench bash test/bench/footprint.sh
+	@CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) BENCH_OUT=$(BUILD)/bench bash test/bench/results.sh >/dev/null
+	@bash test/bench/ratios.sh $(BUILD)/bench >/dev/null
 	@bash test/bench/docs.sh $(BUILD)/bench/results.json docs/benchmarks.md
 
 bench-docs:
@@ -19,10 +29,12 @@ bench-docs:
 	@bash test/bench/ratios.sh $(BUILD)/bench
 	@bash test/bench/docs.sh $(BUILD)/bench/results.json docs/benchmarks.md
 
-bench: bench-operator bench-docs
-# Under `make bench` the page is written last, from every fragment.
+bench: bench-operator bench-footprint bench-docs
+# Under `make bench` the page is written last, from every fragment; the footprint runs
+# after the operator benchmark (both use the environment heavily).
 ifneq ($(filter bench,$(MAKECMDGOALS)),)
-bench-docs: bench-operator bench-peers
+bench-docs: bench-operator bench-footprint bench-peers
+bench-footprint: bench-operator
 endif
 
 chaos: $(BENCH_TOOLS)

@@ -70,12 +70,39 @@ EOF
   echo "|---|---|"
   q "$H"'"| instance manager (PID 1 of a data pod), VmRSS | \(f(.instance_rss_mib.vmrss)) |",
      "| instance manager, private (Private_Dirty + Private_Clean) | \(f(.instance_rss_mib.private)) |",
-     (.controller_rss_mib // {} | to_entries | sort_by(.key | tonumber)[] |
-      "| controller VmRSS, \(.key) clusters | \(if (.value | type) == "number" then f(.value) else .value end) |")'
-  echo
-  echo "100 and 1000 clusters need a light mode of the environment that does not exist yet: not measured."
+     (.controller_rss_real_mib // {} | to_entries | sort_by(.key | tonumber)[] |
+      "| controller VmRSS, \(.key) clusters of 1 real pod | \(if (.value | type) == "number" then f(.value) else .value end) |")'
   echo
   echo '![time to Ready](bench-time-to-ready.svg) ![memory](bench-memory.svg)'
+  echo
+  echo "## Controller footprint: 0, 100 and 1,000 clusters"
+  echo
+  cat <<'TXT'
+RedisClusters of 3 instances, all Ready, then 60 s of settling and one measured window
+(`test/bench/footprint.sh`). The pods run on a *light* node agent (`test/nodeagent --light`):
+they are not executed but get an address, Running/Ready statuses and bound PVCs, and one
+small simulator answers every pod's instance-manager API (status, probes, operations) as a
+healthy instance would and holds each primary's Lease. Everything the controller does is
+real: its caches, reconciles, every child object, a status poll of every pod each second,
+status writes. CPU is user + system time of the controller per minute; API requests are the
+controller's own (`redis_operator_api_requests_total`, both clients, the leader Lease
+included); "LIST" says whether any LIST was sent in the window (relists only happen after
+errors: watches resume from their resourceVersion).
+
+TXT
+  echo "| clusters | VmRSS (MiB) | peak (MiB) | CPU (s/min) | API requests/min | of which writes | LIST in window | all Ready after (s) |"
+  echo "|---|---|---|---|---|---|---|---|"
+  q "$H"'. as $r | (.controller_rss_mib // {} | keys | sort_by(tonumber)[]) as $k |
+     "| \($k) | \(f($r.controller_rss_mib[$k])) | \(f($r.controller_hwm_mib[$k])) | \(g($r.controller_cpu_s_per_min[$k])) | \(f($r.controller_api_requests_per_min[$k].total)) | \(f($r.controller_api_requests_per_min[$k].writes)) | \(if $r.controller_periodic_list[$k] == null then "n/a" elif $r.controller_periodic_list[$k] then "yes" else "no" end) | \(if $k == "0" then "–" else f($r.footprint_runs.ready_s[$k]) end) |"'
+  echo
+  q "$H"'. as $r | (.controller_api_requests_per_min // {} | keys | sort_by(tonumber)[]) as $k |
+     $r.controller_api_requests_per_min[$k] as $a |
+     "- \($k) clusters, API requests per minute: " +
+     ([ "get", "list", "watch", "create", "update", "patch", "delete" ] | map("\(.) \(f($a[.]))") | join(", ")) +
+     "; status polls per minute \(f($r.footprint_runs.detail[$k].polls_per_min)) (failed \(f($r.footprint_runs.detail[$k].poll_errors_per_min)))"'
+  q '.footprint_runs // empty |
+     "- settings: spec.failover {\(.failover)}, settle \(.settle_s) s, window \(.window_s) s, \(.per_namespace) clusters per namespace; \(.mode); whole run \(.total_s) s",
+     (if (.reached // 0) < (.counts | max) then "- **not reached**: \(.counts | max) clusters (the run stopped at \(.reached)); see the log of `footprint.sh`" else empty end)'
   echo
   echo "## Safety"
   echo
@@ -88,10 +115,11 @@ EOF
 
 ```
 bash test/env/up.sh                       # the local environment (idempotent)
-make BUILD=build bench                    # bench-peers, bench-operator, ... then this page
+make BUILD=build bench                    # bench-peers, bench-operator, bench-footprint, then this page
 # or step by step:
 CHAOS_WRITER=$PWD/build/chaos-writer bash test/bench/peers.sh
 BUILD=build BENCH_RUNS=5 BENCH_SWITCHOVER_RUNS=20 bash test/bench/operator.sh
+flock /tmp/ro-e2e.lock env BUILD=build bash test/bench/footprint.sh   # 0, 100, 1000 clusters
 bash test/bench/docs.sh build/bench/results.json docs/benchmarks.md
 make BUILD=build chaos CHAOS_RUNS=3       # the fault matrix (test/chaos/scenarios.sh)
 ```

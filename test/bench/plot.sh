@@ -7,6 +7,7 @@
 #                            side) and the FAILOVER command (client side, server log)
 #   bench-time-to-ready.svg  creation → Ready for 1, 3, 5 instances
 #   bench-memory.svg         instance manager (VmRSS, private) and controller VmRSS by clusters
+#                            (real pods: operator.sh; light node agent: footprint.sh)
 # Missing figures are drawn as 0 and listed on stderr. Needs gnuplot (gnuplot-nox) and jq.
 set -uo pipefail
 r=${1:-build/bench/results.json}
@@ -55,8 +56,10 @@ G
 
 jq -r '"\"instance VmRSS\" \(.instance_rss_mib.vmrss // 0)",
   "\"instance private\" \(.instance_rss_mib.private // 0)",
-  (.controller_rss_mib // {} | to_entries[] | select(.value | type == "number") |
-   "\"controller, \(.key) clusters\" \(.value)")' "$r" >"$tmp/mem"
+  (.controller_rss_real_mib // {} | to_entries[] | select(.value | type == "number") |
+   "\"controller, \(.key) real\" \(.value)"),
+  (.controller_rss_mib // {} | to_entries | sort_by(.key | tonumber)[] |
+   select(.value | type == "number") | "\"controller, \(.key) light\" \(.value)")' "$r" >"$tmp/mem"
 gnuplot <<G
 set terminal svg size 700,320 font ",9"
 set output "$out/bench-memory.svg"

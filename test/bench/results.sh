@@ -5,7 +5,9 @@
 # prints that machine, the versions and the number of runs behind each figure.
 #
 # Fragments are JSON objects; their top-level keys are merged (a later file, in name order,
-# wins a key). results.json itself is never an input. Needs only bash and chaos-writer
+# wins a key), footprint.json (footprint.sh) last: its controller_rss_mib (0, 100, 1,000
+# clusters) replaces the one operator.json files written before it carried. results.json
+# itself is never an input. Needs only bash and chaos-writer
 # (CHAOS_WRITER, default build/chaos-writer), which does the JSON work.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -33,8 +35,10 @@ EOF
 
 inputs=()
 for f in "$BENCH_OUT"/*.json; do
-  [ -e "$f" ] && [ "$(basename "$f")" != results.json ] && inputs+=("$f")
+  case $(basename "$f") in results.json | footprint.json) continue ;; esac
+  [ -e "$f" ] && inputs+=("$f")
 done
+[ -e "$BENCH_OUT/footprint.json" ] && inputs+=("$BENCH_OUT/footprint.json")
 "$CHAOS_WRITER" merge "$BENCH_OUT/results.json" "${inputs[@]}" "$machine" || exit 2
 
 echo "machine: $nproc CPUs, $model; kernel $kernel"

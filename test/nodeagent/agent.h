@@ -15,6 +15,11 @@
  *   podsync.c    a pod's life: create, refresh, report, kill, destroy, DELETE
  *   pvc.c        the provisioner of StorageClass nodeagent-local (PVs on host directories)
  *   ctl.c        the fault control socket (<state>/ctl.sock), the ctl and logs subcommands
+ *   light.c      --light CIDR: pods are not run but simulated (benchmarks of thousands of
+ *                instances): an address each, Running/Ready statuses, PVCs waited for
+ *   sim*.c       the simulated instance managers of light pods (sim.h, sim_int.h): one
+ *                listener for every pod address (an AnyIP route), HTTP or HTTPS, the
+ *                instance API's answers and operations, the primary Leases
  *
  * Threads: one main thread owns the runtime, the pod table, the nodes and every field
  * of struct agent; informer threads only call na_enqueue (thread-safe: a work-queue key
@@ -62,6 +67,7 @@ struct na_settings {
 	char *kubeconfig, *state_dir, *images, *operator_bin, *node_prefix, *host_ip;
 	char *bridge, *pod_cidr, *cgroup_root, *service_host, *register_taint;
 	char *log_level, *log_format;
+	char *light; /* NULL: pods run; a CIDR: pods are simulated (light.c) */
 	int64_t nodes, link_prefix, service_port;
 	int64_t lease_renew_ms, lease_duration_ms, node_status_ms, shutdown_grace_ms;
 	int64_t api_timeout_ms, config_retry_ms;
@@ -264,6 +270,8 @@ struct na_pod {
 	long fs_group;
 };
 
+struct na_light;
+
 struct agent {
 	struct na_settings set;
 	char *state_dir; /* absolute */
@@ -282,6 +290,7 @@ struct agent {
 	char service_host[64], service_port[8];
 	bool stopping;
 	int64_t stop_deadline;
+	struct na_light *light; /* --light: the simulated pods; NULL otherwise */
 };
 
 /* Queues key for the main thread and wakes it. Any thread. */
@@ -342,6 +351,17 @@ void na_pvc_sync(struct agent *ag, const char *ns_name);
 void na_pv_gc(struct agent *ag);
 /* The PV the provisioner makes for pvc (pure, for tests); dir is its hostPath. */
 json_t *na_pv_object(json_t *pvc, const char *dir);
+
+/* light.c (only with --light: then pod keys go to na_light_pod_sync, not na_pod_sync) */
+int na_light_init(struct agent *ag, struct err *e);
+void na_light_pod_sync(struct agent *ag, const char *ns_name);
+/* Reports statuses that changed, retries pods still waiting. */
+void na_light_run(struct agent *ag, int64_t now);
+int64_t na_light_next_due(struct agent *ag);
+/* Removes the route, stops the simulator. NULL-safe on ag->light. */
+void na_light_free(struct agent *ag);
+/* The Nodes' pod capacity in light mode (the range's addresses); 0 otherwise. */
+size_t na_light_max_pods(const struct agent *ag);
 
 /* ctl.c */
 int na_ctl_listen(struct agent *ag, struct err *e);

@@ -19,6 +19,10 @@
  * Leases deleted, so `make env-down` (which waits 5 s) leaves no Node behind. Pods stay in
  * the API (the pod garbage collector removes pods of deleted Nodes).
  *
+ * --light CIDR: no pod is run; light.c gives each an address from CIDR and reports it
+ * Running, and sim.c answers for its instance manager (benchmarks of the controller with
+ * thousands of instances). No Secret/ConfigMap informers then, no sandboxes.
+ *
  * KUBERNETES_SERVICE_HOST/PORT in every container are the API server's own address and
  * port (from the kubeconfig, or --service-host/--service-port): nothing in this
  * environment routes the kubernetes Service's ClusterIP.
@@ -52,10 +56,11 @@
 #include "lib/settings.h"
 #include "lib/wq.h"
 
-#define ENV_PREFIX    "NODEAGENT_"
-#define SYNC_WAIT_MS  30000
-#define LOOP_MAX_MS   1000
-#define STOP_EXTRA_MS 1000
+#define ENV_PREFIX      "NODEAGENT_"
+#define SYNC_WAIT_MS    30000
+#define LOOP_MAX_MS     1000
+#define STOP_EXTRA_MS   1000
+#define QUEUE_BUDGET_MS 200 /* keys taken per loop turn: then the Nodes' heartbeats go out */
 
 static const char *const levels[] = { "debug", "info", "warn", "error", NULL };
 static const char *const formats[] = { "json", "logfmt", NULL };
@@ -102,6 +107,9 @@ static const struct settings_desc na_table[] = {
 	  OFF(api_timeout_ms), "Deadline of each API request." },
 	{ "config-retry", SETTINGS_DURATION, "2s", 100, 60000, NULL, false, false,
 	  OFF(config_retry_ms), "Retry period of pods waiting for a Secret, ConfigMap or PVC." },
+	{ "light", SETTINGS_STRING, NULL, 0, 0, NULL, false, false, OFF(light),
+	  "Light mode: pods are not run but simulated, with addresses from this CIDR (routed "
+	  "to the host with an AnyIP route, served by one listener on 0.0.0.0:8000)." },
 	{ "provision", SETTINGS_BOOL, "true", 0, 0, NULL, false, false, OFF(provision),
 	  "Run the nodeagent-local provisioner (off for a second agent on the same cluster)." },
 	{ "log-level", SETTINGS_ENUM, "info", 0, 0, levels, false, false, OFF(log_level),
@@ -130,11 +138,15 @@ static const struct {
 	{ "pvgc", run_pvgc },
 };
 
+/* Runs queued keys for at most QUEUE_BUDGET_MS (a burst of thousands of pods must not
+ * starve the heartbeats: the Node would be marked unreachable); the rest stay queued and
+ * the loop comes back at once. */
 static void process_queue(struct agent *ag)
 {
+	int64_t until = clock_mono_ms() + QUEUE_BUDGET_MS;
 	char *key;
 
-	while (wq_get(ag->wq, 0, &key) == 0) {
+	while (clock_mono_ms() < until && wq_get(ag->wq, 0, &key) == 0) {
 		for (size_t i = 0; !ag->stopping && i < sizeof(key_table) / sizeof(key_table[0]);
 		     i++) {
 			size_t n = strlen(key_table[i].prefix);
@@ -235,9 +247,12 @@ static int start_source_informers(struct agent *ag, struct err *e)
 		pvc.on_add = pvc.on_delete = NULL;
 		pvc.on_update = NULL;
 	}
+	if (!(ag->pvcs = informer_start(ag, &pvc, e)))
+		return e->code ? e->code : -EIO;
+	if (ag->set.light) /* nothing to mount: Secrets and ConfigMaps are never read */
+		return k8s_informer_wait_synced(ag->pvcs, SYNC_WAIT_MS) ? -ETIMEDOUT : 0;
 	if (!(ag->secrets = informer_start(ag, &sec, e)) ||
-	    !(ag->configmaps = informer_start(ag, &cm, e)) ||
-	    !(ag->pvcs = informer_start(ag, &pvc, e)))
+	    !(ag->configmaps = informer_start(ag, &cm, e)))
 		return e->code ? e->code : -EIO;
 	if (k8s_informer_wait_synced(ag->secrets, SYNC_WAIT_MS) ||
 	    k8s_informer_wait_synced(ag->configmaps, SYNC_WAIT_MS) ||
@@ -422,8 +437,10 @@ static int agent_init(struct agent *ag, struct err *e)
 	if ((rc = state_dir_init(ag, e)) || (rc = images_init(ag, e)))
 		return rc;
 	runtime_init(ag);
-	na_pods_remove_stale(ag);
+	if (!ag->set.light)
+		na_pods_remove_stale(ag);
 	if ((rc = client_init(ag, e)) || (rc = fds_init(ag, e)) ||
+	    (ag->set.light && (rc = na_light_init(ag, e))) ||
 	    (ag->set.provision && (rc = na_storage_class_ensure(ag, e))) ||
 	    (rc = start_source_informers(ag, e)) || (rc = nodes_init(ag, e)) ||
 	    (rc = start_pod_informers(ag, e)) || (rc = na_ctl_listen(ag, e)))
@@ -465,6 +482,9 @@ static int loop_timeout(struct agent *ag, int64_t now)
 {
 	int64_t due = na_pods_next_due(ag), q = wq_next_ready_ms(ag->wq);
 
+	if (ag->light && na_light_next_due(ag) < due)
+		due = na_light_next_due(ag);
+
 	for (size_t i = 0; !ag->stopping && i < ag->n_nodes; i++) {
 		int64_t d = na_node_next_due(&ag->nodes[i]);
 
@@ -499,6 +519,8 @@ static void agent_loop(struct agent *ag)
 		for (size_t i = 0; !ag->stopping && i < ag->n_nodes; i++)
 			na_node_tick(ag, &ag->nodes[i], now);
 		na_pods_run(ag, now);
+		if (ag->light)
+			na_light_run(ag, now);
 		if (ag->stopping && (na_pods_all_stopped(ag) || now >= ag->stop_deadline))
 			return;
 	}
@@ -552,6 +574,7 @@ static void all_informers_free(struct agent *ag)
 static void agent_free(struct agent *ag)
 {
 	na_pods_destroy_all(ag);
+	na_light_free(ag);
 	for (size_t i = 0; i < ag->n_nodes; i++)
 		if (ag->nodes[i].registered)
 			na_node_unregister(ag, &ag->nodes[i]);

@@ -4,12 +4,13 @@
  * Registration creates the Node (labels kubernetes.io/hostname, os, arch; annotation
  * NA_MANAGED_ANNOT so that a restarted agent knows the Node is its own; optional
  * --register-taint), then patches its status (capacity = allocatable: the host's CPUs,
- * memory and the state directory's disk, pods 110; conditions MemoryPressure,
- * DiskPressure, PIDPressure False and Ready True; addresses InternalIP and Hostname;
- * nodeInfo), then creates or takes over its Lease in kube-node-lease (holderIdentity the
- * node, leaseDurationSeconds --lease-duration, owner-referenced to the Node so the
- * garbage collector follows it). A Node that exists without our annotation is served but
- * never deleted: the agent deletes nothing it did not create.
+ * memory and the state directory's disk, pods 110 (light mode: the range's addresses);
+ * conditions MemoryPressure, DiskPressure, PIDPressure False and Ready True; addresses
+ * InternalIP and Hostname; nodeInfo), then creates or takes over its Lease in
+ * kube-node-lease (holderIdentity the node, leaseDurationSeconds --lease-duration,
+ * owner-referenced to the Node so the garbage collector follows it). A Node that exists
+ * without our annotation is served but never deleted: the agent deletes nothing it did
+ * not create.
  *
  * Heartbeats: the Lease's renewTime every --lease-renew-interval and the status
  * (lastHeartbeatTime) every --node-status-interval, the first status half an interval
@@ -92,12 +93,15 @@ static json_t *condition(const char *type, bool value, const char *reason, const
 
 static json_t *capacity(const struct agent *ag)
 {
-	return json_pack("{s:o, s:o, s:o, s:s}", "cpu",
+	json_t *pods = na_light_max_pods(ag) ? json_sprintf("%zu", na_light_max_pods(ag))
+	                                     : json_string(NODE_MAX_PODS);
+
+	return json_pack("{s:o, s:o, s:o, s:o}", "cpu",
 	                 json_sprintf("%lld", (long long)(ag->node_cpu_milli / 1000)), "memory",
 	                 json_sprintf("%lluKi", (unsigned long long)(ag->node_memory / 1024)),
 	                 "ephemeral-storage",
 	                 json_sprintf("%lluKi", (unsigned long long)(ag->node_storage / 1024)),
-	                 "pods", NODE_MAX_PODS);
+	                 "pods", pods);
 }
 
 static json_t *node_info(void)

@@ -21,22 +21,25 @@ $(BUILD)/nodeagent-runtime-test: $(BUILD)/test/nodeagent/test_runtime.o $(NODEAG
 	@echo "  LINK  $@"
 	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
 
-# The daemon (the API half: main.c node.c pods.c podsync.c pvc.c volumes.c ctl.c, plus the
-# runtime). Needs at run time: root, iproute2 (`ip`), curl (httpGet probes), iptables (loss
+# The daemon (the API half: main.c node.c pods.c podsync.c pvc.c volumes.c ctl.c, light.c
+# and the simulator sim*.c, plus the runtime). Needs at run time: root, iproute2 (`ip`), curl (httpGet probes), iptables (loss
 # fault), tc (delay fault, needs netem), cgroup v1 freezer, overlayfs, and
 # test/nodeagent/images.conf (rt_config.images) with OPERATOR_BIN set.
 NODEAGENT_API_OBJ := $(filter-out $(BUILD)/test/nodeagent/main.o,$(NODEAGENT_OBJ))
 
+# The light mode's simulator (sim*.c) speaks TLS through GnuTLS, libmicrohttpd's own.
+NODEAGENT_TLS_LIBS := $(shell pkg-config --libs gnutls)
+
 $(BUILD)/nodeagent: $(NODEAGENT_OBJ) $(NODEAGENT_LIB_OBJ)
 	@echo "  LINK  $@"
-	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS) $(NODEAGENT_TLS_LIBS)
 
 # Pure parts of the API half (translation, status, volume contents and writer, ctl parsing,
 # Node/Lease/PV objects): no root, no API server.
 $(BUILD)/nodeagent-api-test: $(BUILD)/test/nodeagent/test_api.o $(NODEAGENT_API_OBJ) \
 		$(NODEAGENT_LIB_OBJ)
 	@echo "  LINK  $@"
-	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS) $(NODEAGENT_TLS_LIBS)
 TEST_BINS += $(BUILD)/nodeagent-api-test
 
 # test/env/up.sh starts the agent (NODEAGENT_BIN, default build/nodeagent) once the control

@@ -425,6 +425,10 @@ void na_pod_sync(struct agent *ag, const char *ns_name)
 	char ns[K8S_NAMESPACE_MAX + 1];
 	json_t *api;
 
+	if (ag->light) {
+		na_light_pod_sync(ag, ns_name);
+		return;
+	}
 	if (!slash || (size_t)(slash - ns_name) > K8S_NAMESPACE_MAX)
 		return;
 	snprintf(ns, sizeof(ns), "%.*s", (int)(slash - ns_name), ns_name);

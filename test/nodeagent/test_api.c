@@ -1,8 +1,9 @@
 /*
  * Tests for the node agent's API half, the pure parts: Pod translation (containers, env,
  * probes, mounts), status JSON, downward-API fields, volume contents and the atomic
- * writer, ctl requests, /etc/hosts, and the Node, Lease and PV objects. No root, no API
- * server: lookups are answered from test/data/nodeagent/objects.json, tokens by a fake.
+ * writer, ctl requests, /etc/hosts, the Node, Lease and PV objects, and the light mode's
+ * simulated /v1/status (sim.h). No root, no API server: lookups are answered from
+ * test/data/nodeagent/objects.json, tokens by a fake.
  * Golden files live in test/data/nodeagent/golden/; UPDATE_GOLDEN=1 rewrites them (review
  * the diff before committing).
  */
@@ -20,6 +21,7 @@
 #include "lib/jsonx.h"
 #include "lib/k8s/path.h"
 #include "test/nodeagent/agent.h"
+#include "test/nodeagent/sim.h"
 #include "test/unit/unit.h"
 
 #define DATA   "test/data/nodeagent/"
@@ -950,6 +952,90 @@ START_TEST(time_format)
 }
 END_TEST
 
+/* --- light mode: the simulated /v1/status ------------------------------------------------------- */
+
+#define RID_A "0123456789abcdef0123456789abcdef01234567"
+
+static const struct {
+	struct na_sim_view v;
+	const char *link, *master; /* master NULL: masterHost null */
+	long long lag;             /* -1: lagBytes null */
+} sim_cases[] = {
+	{ { "c-1", "primary", "primary", "", NULL, true, false, true, RID_A, "", 1024, -1, "none",
+	    "", 5, 0, 2 },
+	  "none",
+	  NULL,
+	  -1 },
+	{ { "c-2", "replica", "replica", "", NULL, true, false, false, RID_A, "", 1024, 1024, "up",
+	    "10.240.32.1", 5, 0, 0 },
+	  "up",
+	  "10.240.32.1",
+	  0 },
+	{ { "c-3", "replica", "replica", "replication link down", NULL, false, false, false, RID_A,
+	    "", 1024, -1, "down", "", 5, 0, 0 },
+	  "down",
+	  NULL,
+	  -1 },
+	{ { "c-1", "primary", "primary", "fenced", "by request", false, true, false, RID_A, "",
+	    1024, -1, "none", "", 5, 1, 0 },
+	  "none",
+	  NULL,
+	  -1 },
+};
+
+/* The body carries what controller/model.c's parser requires, with the view's values. */
+START_TEST(sim_status_table)
+{
+	const struct na_sim_view *v = &sim_cases[_i].v;
+	struct buf out = BUF_INIT(BUF_NO_LIMIT);
+	json_t *j = NULL;
+
+	ck_assert_int_eq(na_sim_status_json(v, &out), 0);
+	ck_assert_int_eq(jsonx_loadb(out.data, out.len, 1 << 20, &j, NULL), 0);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "state")), v->state);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "role")), v->role);
+	ck_assert(json_is_true(json_object_get(j, "ready")) == v->ready);
+	ck_assert(json_is_true(json_object_get(j, "fenced")) == v->fenced);
+	ck_assert(json_is_true(json_object_get(j, "leaseHeld")) == v->lease_held);
+	ck_assert(json_is_true(json_object_get(j, "simulated")));
+	ck_assert(json_is_true(jsonx_get(j, "server.up")));
+	ck_assert_str_eq(json_string_value(jsonx_get(j, "server.role")), v->role);
+	ck_assert_str_eq(json_string_value(jsonx_get(j, "replication.link")), sim_cases[_i].link);
+	ck_assert_str_eq(json_string_value(jsonx_get(j, "replication.replId")), RID_A);
+	ck_assert_int_eq(json_integer_value(jsonx_get(j, "replication.offset")), 1024);
+	if (sim_cases[_i].master)
+		ck_assert_str_eq(json_string_value(jsonx_get(j, "replication.masterHost")),
+		                 sim_cases[_i].master);
+	else
+		ck_assert(json_is_null(jsonx_get(j, "replication.masterHost")));
+	if (sim_cases[_i].lag >= 0)
+		ck_assert_int_eq(json_integer_value(jsonx_get(j, "replication.lagBytes")),
+		                 sim_cases[_i].lag);
+	else
+		ck_assert(json_is_null(jsonx_get(j, "replication.lagBytes")));
+	ck_assert(v->fenced ? json_is_string(json_object_get(j, "fenceReason"))
+	                    : json_is_null(json_object_get(j, "fenceReason")));
+	json_decref(j);
+	buf_release(&out);
+}
+END_TEST
+
+START_TEST(sim_repl_id)
+{
+	char a[NA_SIM_REPLID_LEN + 1], b[NA_SIM_REPLID_LEN + 1], c[NA_SIM_REPLID_LEN + 1];
+
+	na_sim_repl_id("uid-1", 0, a);
+	na_sim_repl_id("uid-1", 0, b);
+	na_sim_repl_id("uid-1", 1, c);
+	ck_assert_uint_eq(strlen(a), NA_SIM_REPLID_LEN);
+	ck_assert_uint_eq(strspn(a, "0123456789abcdef"), NA_SIM_REPLID_LEN);
+	ck_assert_str_eq(a, b);
+	ck_assert_str_ne(a, c);
+	na_sim_repl_id(NULL, 0, c);
+	ck_assert_uint_eq(strlen(c), NA_SIM_REPLID_LEN);
+}
+END_TEST
+
 static Suite *api_suite(void)
 {
 	Suite *s = suite_create("nodeagent-api");
@@ -973,6 +1059,8 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, node_objects_golden);
 	tcase_add_test(tc, pv_object_golden);
 	tcase_add_test(tc, time_format);
+	tcase_add_loop_test(tc, sim_status_table, 0, ARRAY_LEN(sim_cases));
+	tcase_add_test(tc, sim_repl_id);
 	suite_add_tcase(s, tc);
 	return s;
 }
