@@ -26,8 +26,9 @@
 # BENCH_FOOTPRINT_COUNTS ("100 1000"), BENCH_FOOTPRINT_PER_NS (100) per namespace; once all
 # are Ready the system settles BENCH_FOOTPRINT_SETTLE s (60) and is measured over
 # BENCH_FOOTPRINT_WINDOW s (60) with nothing else from this script touching the API.
-# Writes $BENCH_OUT/footprint.json (merged by results.sh). Everything it made (namespaces,
-# the light Node, the route, its processes by PID) is removed at exit, Ctrl-C included.
+# Writes $BENCH_OUT/footprint.json (merged by results.sh) after every step measured, so an
+# interrupted run keeps what it measured. Everything it made (namespaces, the light Node,
+# the route, its processes by PID) is removed at exit, Ctrl-C included.
 #
 # Environment: BUILD (build), BENCH_OUT ($BUILD/bench), BENCH_FOOTPRINT_CIDR
 # (10.240.32.0/19: addresses no other agent of the tree hands out), BENCH_FOOTPRINT_READY_TIMEOUT
@@ -257,24 +258,6 @@ measure() {
   say "  $n clusters: VmRSS ${RSS[$n]} MiB (peak ${HWM[$n]}), CPU ${CPU[$n]} s/min, API ${API[$n]} per min, periodic LIST: ${LISTED[$n]}, ${DETAIL[$n]}"
 }
 
-status=0
-measure 0 || status=1
-made=0 reached=0
-for n in $COUNTS; do
-  say "creating clusters $((made + 1))..$n ($INSTANCES instances each, $PER_NS per namespace)"
-  t0=$(ms)
-  make_clusters $((made + 1)) "$n" || { say "  creating clusters failed"; status=1; break; }
-  made=$n
-  if ! wait_ready "$n"; then
-    say "  only ${READY_GOT:-?} of $n Ready after $READY_TIMEOUT s: not measured"
-    status=1; READY_S[$n]=null; break
-  fi
-  READY_S[$n]=$(( ($(ms) - t0) / 1000 ))
-  say "  all $n Ready $((READY_S[$n])) s after creation began"
-  measure "$n" || { status=1; break; }
-  reached=$n
-done
-
 # --- footprint.json ---------------------------------------------------------------------------
 
 jmap() { # NAME-OF-ASSOC-ARRAY: {"0": v, "100": v, ...} in COUNTS order, measured keys only
@@ -286,7 +269,10 @@ jmap() { # NAME-OF-ASSOC-ARRAY: {"0": v, "100": v, ...} in COUNTS order, measure
   done
   echo "{$out}"
 }
-cat >"$BENCH_OUT/footprint.json" <<EOF
+# write_json: footprint.json with every step measured so far (rewritten after each step,
+# so that an interrupted run keeps them; "reached" says how far it got)
+write_json() {
+  cat >"$BENCH_OUT/footprint.json" <<EOF
 {
   "controller_rss_mib": $(jmap RSS),
   "controller_hwm_mib": $(jmap HWM),
@@ -300,6 +286,28 @@ cat >"$BENCH_OUT/footprint.json" <<EOF
     "total_s": $(( ($(ms) - T_START) / 1000 ))}
 }
 EOF
+}
+status=0
+made=0 reached=0
+rm -f "$BENCH_OUT/footprint.json"
+measure 0 && write_json || status=1
+for n in $COUNTS; do
+  say "creating clusters $((made + 1))..$n ($INSTANCES instances each, $PER_NS per namespace)"
+  t0=$(ms)
+  make_clusters $((made + 1)) "$n" || { say "  creating clusters failed"; status=1; break; }
+  made=$n
+  if ! wait_ready "$n"; then
+    say "  only ${READY_GOT:-?} of $n Ready after $READY_TIMEOUT s: not measured"
+    status=1; READY_S[$n]=null; break
+  fi
+  READY_S[$n]=$(( ($(ms) - t0) / 1000 ))
+  say "  all $n Ready $((READY_S[$n])) s after creation began"
+  measure "$n" || { status=1; break; }
+  reached=$n
+  write_json
+done
+write_json
+
 say "wrote $BENCH_OUT/footprint.json"
 cat "$BENCH_OUT/footprint.json"
 exit $status
