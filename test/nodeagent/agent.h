@@ -317,6 +317,8 @@ void na_volumes_release(struct na_pod *p);
 
 /* podsync.c */
 void na_pod_sync(struct agent *ag, const char *ns_name);
+/* DELETEs the API pod (grace 0, precondition uid); gone or replaced counts as done. */
+int na_delete_api_pod(struct agent *ag, const char *ns, const char *name, const char *uid);
 void na_ns_changed(struct agent *ag, const char *ns);
 void na_pods_on_exit(struct agent *ag, pid_t pid, int status);
 /* Steps pods, finishes kills, reports statuses, refreshes tokens. */

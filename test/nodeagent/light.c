@@ -404,22 +404,6 @@ static json_t *api_pod(struct agent *ag, const char *ns, const char *name)
 	return NULL;
 }
 
-static int delete_api_pod(struct agent *ag, const char *ns, const char *name, const char *uid)
-{
-	struct k8s_delete_opts d = { .precondition_uid = uid, .set_grace_period = true };
-	struct err e;
-	int rc;
-
-	err_clear(&e);
-	rc = k8s_delete(ag->client, &k8s_res_pods, ns, name, &d, &e);
-	if (rc == -ENOENT || rc == -EBUSY) /* gone, or the name is someone else's now */
-		rc = 0;
-	if (rc)
-		log_warn(NA_COMPONENT, "pod delete failed", "ns", ns, "name", name, "error", e.msg,
-		         (char *)NULL);
-	return rc;
-}
-
 /* Local pods named key whose Pod is gone (or is another uid now). */
 static void forget_others(struct na_light *l, const char *key, const char *uid)
 {
@@ -456,8 +440,8 @@ static void sync_api(struct agent *ag, json_t *api)
 	if (jsonx_get(api, "metadata.deletionTimestamp")) {
 		if (p)
 			lpod_forget(l, p);
-		if (delete_api_pod(ag, jstr(api, "metadata.namespace"), jstr(api, "metadata.name"),
-		                   uid)) {
+		if (na_delete_api_pod(ag, jstr(api, "metadata.namespace"),
+		                      jstr(api, "metadata.name"), uid)) {
 			char *key = xasprintf("pod:%s/%s", jstr(api, "metadata.namespace"),
 			                      jstr(api, "metadata.name"));
 

@@ -353,7 +353,7 @@ static void orphan_others(struct agent *ag, const char *key, const char *uid)
 	}
 }
 
-static int delete_api_pod(struct agent *ag, const char *ns, const char *name, const char *uid)
+int na_delete_api_pod(struct agent *ag, const char *ns, const char *name, const char *uid)
 {
 	struct k8s_delete_opts d = { .precondition_uid = uid, .set_grace_period = true };
 	struct err e;
@@ -392,8 +392,8 @@ static void sync_api(struct agent *ag, struct na_node *n, json_t *api)
 		p->api = json_incref(api);
 	}
 	if (jsonx_get(api, "metadata.deletionTimestamp")) {
-		if (!p && delete_api_pod(ag, jstr(api, "metadata.namespace"),
-		                         jstr(api, "metadata.name"), uid)) {
+		if (!p && na_delete_api_pod(ag, jstr(api, "metadata.namespace"),
+		                            jstr(api, "metadata.name"), uid)) {
 			char *key = xasprintf("pod:%s/%s", jstr(api, "metadata.namespace"),
 			                      jstr(api, "metadata.name"));
 
@@ -514,7 +514,7 @@ static bool pod_finish(struct agent *ag, struct na_pod *p, int64_t now)
 		p->rt = NULL;
 		log_info(NA_COMPONENT, "pod destroyed", "pod", p->key, "uid", p->uid, NULL);
 	}
-	if (p->delete_api && !p->api_gone && delete_api_pod(ag, p->ns, p->name, p->uid)) {
+	if (p->delete_api && !p->api_gone && na_delete_api_pod(ag, p->ns, p->name, p->uid)) {
 		p->report_retry_at = now + RETRY_MS;
 		return false;
 	}
