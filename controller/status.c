@@ -100,6 +100,19 @@ struct facts {
 	int64_t not_ready_since; /* wall ms */
 };
 
+/*
+ * Ready: the Pod's condition (the readiness probe, every few seconds) AND the manager's
+ * last answer, taken after the last role change, saying ready. The probe alone lags: right
+ * after a failover the old primary's pod was still Ready while its server restarted.
+ * One failed poll keeps the last answer (no flapping).
+ */
+static bool instance_ready(const struct ctl_view *v, const struct ctl_pod *pod)
+{
+	const struct ctl_inst *i = &pod->inst;
+
+	return pod->ready && i->seen && i->ready && i->last_ok_mono > v->roles_epoch_mono;
+}
+
 static void gather(const struct ctl_view *v, const struct plan_state *s, struct facts *f)
 {
 	json_t *old = old_condition(v, "Ready");
@@ -114,9 +127,10 @@ static void gather(const struct ctl_view *v, const struct plan_state *s, struct 
 		if (pod->deleting)
 			continue;
 		f->pods++;
-		f->ready += pod->ready;
+		f->ready += instance_ready(v, pod);
 		if (strcmp(pod->name, s->primary) == 0)
-			f->primary_ok = pod->ready && ctl_inst_is_writable_primary(&pod->inst);
+			f->primary_ok =
+			        instance_ready(v, pod) && ctl_inst_is_writable_primary(&pod->inst);
 		else if (!ctl_inst_ok(&pod->inst) || strcmp(pod->inst.link, "up") != 0)
 			f->replication_ok = false;
 	}

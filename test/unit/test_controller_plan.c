@@ -875,6 +875,36 @@ START_TEST(status_converges)
 }
 END_TEST
 
+/* An instance counts as ready only from a manager answer newer than the last role change,
+ * saying ready: the pod's Ready condition alone lags behind a failover. */
+START_TEST(status_ready_needs_fresh_polls)
+{
+	struct world w;
+	struct ctl_plan p;
+
+	world_init(&w, &cases[1]);
+	w.pods[2].inst.last_ok_mono = w.v.roles_epoch_mono - 1; /* answered before the change */
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	ck_assert_int_eq(json_integer_value(json_object_get(p.status, "readyInstances")), 2);
+	ck_assert_str_eq(ctl_json_str(p.status, "conditions[0].status"), "False");
+	ctl_plan_release(&p);
+	w.pods[2].inst.last_ok_mono = NOW_MONO - 100;
+	w.pods[2].inst.ready = false; /* fresh, but its server is restarting */
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	ck_assert_int_eq(json_integer_value(json_object_get(p.status, "readyInstances")), 2);
+	ctl_plan_release(&p);
+	w.pods[2].inst.ready = true;
+	w.pods[2].inst.failures = 1; /* one failed poll keeps the last good answer */
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	ck_assert_int_eq(json_integer_value(json_object_get(p.status, "readyInstances")), 3);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
 /* Failed after spec.failedAfter of not being ready. */
 START_TEST(status_failed_after)
 {
@@ -1081,6 +1111,7 @@ static Suite *suite(void)
 
 	tcase_add_loop_test(t, plan_cases, 0, ARRAY_LEN(cases));
 	tcase_add_test(t, status_converges);
+	tcase_add_test(t, status_ready_needs_fresh_polls);
 	tcase_add_test(t, status_failed_after);
 	tcase_add_test(t, elect_rules);
 	tcase_add_loop_test(t, dangling_pvcs, 0, ARRAY_LEN(dangling_cases));
