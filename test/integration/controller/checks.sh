@@ -110,10 +110,10 @@ snapshot() { # NS NAME: "pod uid server-pid restarts" per pod
     echo "$p $($K -n $1 get pod $p -o jsonpath='{.metadata.uid}') $(inst $1 $p | jq -r '"\(.server.pid) \(.server.restarts)"')"
   done
 }
-maxmemory_is() { # NS NAME BYTES
+config_is() { # NS NAME DIRECTIVE VALUE: every pod's server has it
   local p
   for p in $($K -n $1 get pods -l redis.io/cluster=$2 -o jsonpath='{.items[*].metadata.name}'); do
-    [ "$(opcli $1 $2 $p CONFIG GET maxmemory | tail -1)" = "$3" ] || return 1
+    [ "$(opcli $1 $2 $p CONFIG GET $3 | tail -1)" = "$4" ] || return 1
   done
 }
 
@@ -124,7 +124,7 @@ t_live() {
   poll 120 ready $ns live || fail "not Ready"
   before=$(snapshot $ns live)
   t0=$(ms); $K -n $ns patch rediscluster live --type=merge -p '{"spec":{"memory":{"maxMemory":"100Mi"}}}' >/dev/null
-  poll 30 maxmemory_is $ns live 104857600 || fail "maxmemory not applied everywhere"
+  poll 30 config_is $ns live maxmemory 104857600 || fail "maxmemory not applied everywhere"
   note "live maxmemory change applied on 3 instances in $(( $(ms) - t0 )) ms"
   after=$(snapshot $ns live)
   [ "$before" = "$after" ] || fail "pods or servers restarted: before [$before] after [$after]"
@@ -133,12 +133,6 @@ t_live() {
 
 hashes_all() { # NS NAME HASH: every pod carries HASH
   [ "$($K -n $1 get pods -l redis.io/cluster=$2 -o jsonpath='{range .items[*]}{.metadata.annotations.redis\.io/spec-hash}{"\n"}{end}' | sort -u)" = "$3" ]
-}
-databases_is() {
-  local p
-  for p in $($K -n $1 get pods -l redis.io/cluster=$2 -o jsonpath='{.items[*].metadata.name}'); do
-    [ "$(opcli $1 $2 $p CONFIG GET databases | tail -1)" = "$3" ] || return 1
-  done
 }
 
 t_rolling() {
@@ -149,7 +143,7 @@ t_rolling() {
   old=$(primary $ns roll)
   h0=$($K -n $ns get pod $old -o jsonpath='{.metadata.annotations.redis\.io/spec-hash}')
   t0=$(ms); $K -n $ns patch rediscluster roll --type=merge -p '{"spec":{"redis":{"databases":"20"}}}' >/dev/null
-  poll 180 eval 'databases_is '$ns' roll 20 && ready '$ns' roll && ! hashes_all '$ns' roll '$h0' && [ "$(count '$ns' pods roll)" = 3 ]' ||
+  poll 180 eval 'config_is '$ns' roll databases 20 && ready '$ns' roll && ! hashes_all '$ns' roll '$h0' && [ "$(count '$ns' pods roll)" = 3 ]' ||
     fail "rolling update did not finish: $(rc $ns roll '{.status.phase} {.status.phaseReason}')"
   note "rolling update of 3 instances (databases 16 -> 20): $(( $(ms) - t0 )) ms, primary $old -> $(primary $ns roll)"
   [ "$(primary $ns roll)" != "$old" ] || fail "the primary was not switched over"
@@ -273,7 +267,7 @@ t_standby() {
   poll 20 leading $hp || fail "the standby did not take over"
   note "leader stopped -> standby leading in $(( $(ms) - t0 )) ms (Lease released on shutdown)"
   mkcluster $RUN-three three 3 "  memory: {maxMemory: 50Mi}"
-  poll 30 maxmemory_is $RUN-three three 52428800 || fail "the new leader does not reconcile"
+  poll 30 config_is $RUN-three three maxmemory 52428800 || fail "the new leader does not reconcile"
 }
 
 t_deployed() {
