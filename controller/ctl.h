@@ -51,6 +51,7 @@ struct ctl_settings {
 	int64_t workers;
 	int64_t poll_period_ms, poll_timeout_ms, poll_failures_down;
 	int64_t api_timeout_ms, instance_timeout_ms;
+	int64_t api_qps, api_burst;
 	int64_t resync_ms, status_refresh_ms, backoff_base_ms, backoff_cap_ms;
 	int64_t promote_timeout_ms, restart_timeout_ms, rotation_grace_ms;
 	uint64_t max_lag_bytes;
@@ -164,6 +165,9 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
  */
 int ctl_instance_post(const char *ip, const char *op, json_t *body, int64_t timeout_ms,
                       const struct ctl_pki_client *tls, json_t **answer, struct err *e);
+/* The cluster's <cluster>-operator-tls from the Secret cache (a reference), or NULL with
+ * -ENOENT in e while it is not there or not labelled for this cluster. */
+json_t *ctl_operator_tls_secret(struct ctl *c, const char *ns, const char *cluster, struct err *e);
 /* The controller's TLS material for cluster ns/cluster from the Secret cache
  * (<cluster>-operator-tls): 0, -ENOENT (not there yet), -EINVAL (bad material; e names
  * the Secret and the key). Release out with ctl_pki_client_release. */

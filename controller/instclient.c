@@ -97,22 +97,31 @@ static void set_tls(CURL *h, const struct ctl_pki_client *tls)
 	curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
 }
 
-int ctl_instance_tls(struct ctl *c, const char *ns, const char *cluster, struct ctl_pki_client *out,
-                     struct err *e)
+json_t *ctl_operator_tls_secret(struct ctl *c, const char *ns, const char *cluster, struct err *e)
 {
 	char name[CTL_NAME_MAX + 1];
 	json_t *sec;
 	const char *label;
-	int rc;
 
 	snprintf(name, sizeof(name), "%s%s", cluster, DESIRED_OPERATOR_TLS);
 	sec = k8s_informer_get(c->inf[CTL_INF_SECRETS], ns, name);
 	label = json_string_value(
 	        json_object_get(jsonx_get(sec, "metadata.labels"), CTL_LABEL_CLUSTER));
-	if (!sec || !label || strcmp(label, cluster) != 0) {
-		json_decref(sec);
-		return err_set(e, -ENOENT, "Secret %s/%s: not found (yet)", ns, name);
-	}
+	if (sec && label && strcmp(label, cluster) == 0)
+		return sec;
+	json_decref(sec);
+	err_set(e, -ENOENT, "Secret %s/%s: not found (yet)", ns, name);
+	return NULL;
+}
+
+int ctl_instance_tls(struct ctl *c, const char *ns, const char *cluster, struct ctl_pki_client *out,
+                     struct err *e)
+{
+	json_t *sec = ctl_operator_tls_secret(c, ns, cluster, e);
+	int rc;
+
+	if (!sec)
+		return -ENOENT;
 	rc = ctl_pki_client_read(sec, clock_wall_ms(), out, e);
 	json_decref(sec);
 	return rc;

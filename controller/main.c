@@ -80,8 +80,8 @@ static int connect_api(struct ctl *c, struct err *e)
 	if ((rc = k8s_config_load(&ko, &c->kcfg, e)) < 0)
 		return rc;
 	co.timeout_ms = (int)c->set.api_timeout_ms;
-	co.qps = 50;
-	co.burst = 100;
+	co.qps = (double)c->set.api_qps;
+	co.burst = (int)c->set.api_burst;
 	c->kube = k8s_client_new(c->kcfg, &co, e);
 	lo.timeout_ms = (int)(c->set.renew_deadline_ms / 2);
 	lo.retries = -1;

@@ -212,7 +212,7 @@ int ctl_pki_client_read(json_t *op, int64_t now_wall_ms, struct ctl_pki_client *
 		x509_pair_release(&me);
 		return rc;
 	}
-	*out = (struct ctl_pki_client){ ca, me.cert_pem, me.key_pem };
+	*out = (struct ctl_pki_client){ ca, me.cert_pem, me.key_pem, end };
 	return 0;
 }
 

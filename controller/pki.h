@@ -62,9 +62,10 @@
 
 /* What the controller needs to call one cluster's pods (PEM text, malloc'd). */
 struct ctl_pki_client {
-	char *ca_pem;   /* server CA */
-	char *cert_pem; /* client certificate */
-	char *key_pem;  /* its key (secret) */
+	char *ca_pem;         /* server CA */
+	char *cert_pem;       /* client certificate */
+	char *key_pem;        /* its key (secret) */
+	int64_t not_after_ms; /* when the client certificate expires (wall clock) */
 };
 
 /* Adds stringData to secret (<cluster>-operator-tls as desired): two new CAs and the

@@ -11,8 +11,8 @@
  *
  * TLS: a pod that mounts <cluster>-instance-tls is polled over HTTPS with its cluster's
  * material (instclient.c: the cluster's server CA only, no host name check, the
- * controller's client certificate), read from the Secret cache once per cluster per
- * round. While a cluster's <cluster>-operator-tls is missing or bad, its pods are not
+ * controller's client certificate), parsed once per version of its Secret and kept
+ * between rounds (struct cluster_tls). While a cluster's <cluster>-operator-tls is missing or bad, its pods are not
  * polled at all (their last result stays, no failure is counted: "unknown" is not
  * "down"), the cluster is queued (within TLS_REQUEUE_MS) so that the planner recreates
  * the Secret, and the reason is logged once per change.
@@ -37,21 +37,26 @@ struct target {
 	char cluster[K8S_INFORMER_KEY_MAX + 1]; /* ns/cluster */
 	char uid[64];
 	char *url;                       /* NULL: not polled this round (no TLS material) */
-	const struct k8s_multi_tls *tls; /* borrowed from the round's clusters; NULL: http */
+	const struct k8s_multi_tls *tls; /* borrowed from poll_state.clusters; NULL: http */
 };
 
-/* What the poller thread keeps between rounds: the last TLS problem logged per cluster
- * ("ns/cluster" -> malloc'd message), so that a missing Secret is logged once. */
+/* One cluster's TLS material, kept between rounds: parsing PEM costs OpenSSL about a
+ * millisecond, a thousand clusters a second would cost a core. It is read again only when
+ * its Secret changes (uid or resourceVersion) or the client certificate expires. */
+struct cluster_tls {
+	char version[160]; /* "uid/resourceVersion" of the Secret read; "" when there was none */
+	struct ctl_pki_client pem;
+	struct k8s_multi_tls tls; /* points into pem */
+	int rc;                   /* 0, or why its pods are skipped */
+	char *msg;                /* the problem last logged (rc != 0) */
+	bool used;                /* a pod of this round needed it */
+};
+
+/* What the poller thread keeps between rounds: the k8s_multi (its connections stay open)
+ * and the TLS material by "ns/cluster". */
 struct poll_state {
 	struct k8s_multi *m;
-	struct strmap notes;
-};
-
-/* One cluster's TLS material for a round of polls. */
-struct cluster_tls {
-	struct ctl_pki_client pem;
-	struct k8s_multi_tls tls;
-	int rc; /* 0, or why its pods are skipped */
+	struct strmap clusters;
 };
 
 bool ctl_inst_significant_change(const struct ctl_inst *a, const struct ctl_inst *b,
@@ -79,71 +84,104 @@ static bool ours(struct ctl *c, const char *ns, const char *cluster)
 	return obj != NULL;
 }
 
-static void note_tls(struct poll_state *ps, const char *key, int rc, const char *msg)
-{
-	char *old = strmap_get(&ps->notes, key);
-	void *gone = NULL;
-
-	if (rc && (!old || strcmp(old, msg) != 0)) {
-		log_warn("poller", "not polling the cluster's pods: no usable TLS material", "key",
-		         key, "error", msg, (char *)NULL);
-		free(strmap_set(&ps->notes, key, xstrdup(msg)));
-	} else if (!rc && strmap_remove(&ps->notes, key, &gone)) {
-		log_info("poller", "TLS material usable again", "key", key, (char *)NULL);
-		free(gone);
-	}
-}
-
-/* Forgets the notes of clusters that had no HTTPS pod this round. */
-static void prune_notes(struct poll_state *ps, const struct strmap *tls)
-{
-	struct strmap_entry *ent;
-	char **gone = xcalloc(strmap_len(&ps->notes) + 1, sizeof(*gone));
-	size_t n = 0, it = 0;
-	void *v;
-
-	while ((ent = strmap_next(&ps->notes, &it)))
-		if (!strmap_contains(tls, ent->key))
-			gone[n++] = xstrdup(ent->key);
-	for (size_t i = 0; i < n; i++) {
-		if (strmap_remove(&ps->notes, gone[i], &v))
-			free(v);
-		free(gone[i]);
-	}
-	free(gone);
-}
-
-/* The round's material for ns/cl (loaded on first use, kept in tls by "ns/cluster"). */
-static struct cluster_tls *cluster_tls(struct ctl *c, struct poll_state *ps, struct strmap *tls,
-                                       const char *ns, const char *cl, const char *key)
-{
-	struct cluster_tls *ct = strmap_get(tls, key);
-	struct err e = { 0 };
-
-	if (ct)
-		return ct;
-	ct = xcalloc(1, sizeof(*ct));
-	ct->rc = ctl_instance_tls(c, ns, cl, &ct->pem, &e);
-	if (!ct->rc)
-		ct->tls = (struct k8s_multi_tls){ .ca_pem = ct->pem.ca_pem,
-			                          .cert_pem = ct->pem.cert_pem,
-			                          .key_pem = ct->pem.key_pem,
-			                          .skip_host_check = true };
-	note_tls(ps, key, ct->rc, e.msg);
-	strmap_set(tls, key, ct);
-	return ct;
-}
-
 static void cluster_tls_free(void *v)
 {
 	struct cluster_tls *ct = v;
 
 	ctl_pki_client_release(&ct->pem);
+	free(ct->msg);
 	free(ct);
 }
 
+/* Logs a change of ct's usability (once per change, not once per round). */
+static void note_tls(struct cluster_tls *ct, const char *key, int rc, const char *msg)
+{
+	if (rc && (!ct->msg || strcmp(ct->msg, msg) != 0)) {
+		log_warn("poller", "not polling the cluster's pods: no usable TLS material", "key",
+		         key, "error", msg, (char *)NULL);
+		free(ct->msg);
+		ct->msg = xstrdup(msg);
+	} else if (!rc && ct->msg) {
+		log_info("poller", "TLS material usable again", "key", key, (char *)NULL);
+		free(ct->msg);
+		ct->msg = NULL;
+	}
+}
+
+/* Reads ns/cl's material into ct unless what ct holds came from the same Secret and has
+ * not expired. */
+static void refresh_tls(struct ctl *c, struct cluster_tls *ct, const char *ns, const char *cl,
+                        const char *key)
+{
+	struct err e = { 0 };
+	json_t *sec = ctl_operator_tls_secret(c, ns, cl, &e);
+	char version[sizeof(ct->version)] = "";
+	struct ctl_pki_client pem = { 0 };
+	int rc = sec ? 0 : -ENOENT;
+
+	if (sec)
+		snprintf(version, sizeof(version), "%s/%s", ctl_json_str(sec, "metadata.uid"),
+		         ctl_json_str(sec, "metadata.resourceVersion"));
+	if (sec && strcmp(version, ct->version) == 0 &&
+	    (ct->rc || ct->pem.not_after_ms > clock_wall_ms())) {
+		json_decref(sec);
+		return;
+	}
+	if (sec)
+		rc = ctl_pki_client_read(sec, clock_wall_ms(), &pem, &e);
+	json_decref(sec);
+	ctl_pki_client_release(&ct->pem);
+	ct->pem = pem;
+	ct->tls = (struct k8s_multi_tls){ .ca_pem = pem.ca_pem,
+		                          .cert_pem = pem.cert_pem,
+		                          .key_pem = pem.key_pem,
+		                          .skip_host_check = true };
+	ct->rc = rc;
+	snprintf(ct->version, sizeof(ct->version), "%s", version);
+	note_tls(ct, key, rc, e.msg);
+}
+
+/* This round's material for ns/cl (refreshed on its first use in the round). */
+static struct cluster_tls *cluster_tls(struct ctl *c, struct poll_state *ps, const char *ns,
+                                       const char *cl, const char *key)
+{
+	bool created;
+	struct strmap_entry *ent = strmap_upsert(&ps->clusters, key, &created);
+	struct cluster_tls *ct = ent->value;
+
+	if (created)
+		ent->value = ct = xcalloc(1, sizeof(*ct));
+	if (!ct->used)
+		refresh_tls(c, ct, ns, cl, key);
+	ct->used = true;
+	return ct;
+}
+
+/* Forgets the material of clusters that had no HTTPS pod this round; clears the marks. */
+static void prune_tls(struct poll_state *ps)
+{
+	struct strmap_entry *ent;
+	char **gone = xcalloc(strmap_len(&ps->clusters) + 1, sizeof(*gone));
+	size_t n = 0, it = 0;
+	void *v;
+
+	while ((ent = strmap_next(&ps->clusters, &it))) {
+		struct cluster_tls *ct = ent->value;
+
+		if (!ct->used)
+			gone[n++] = xstrdup(ent->key);
+		ct->used = false;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (strmap_remove(&ps->clusters, gone[i], &v))
+			cluster_tls_free(v);
+		free(gone[i]);
+	}
+	free(gone);
+}
+
 /* Data pods with an address, from the pod cache. */
-static size_t targets(struct ctl *c, struct poll_state *ps, struct strmap *tls, struct target **out)
+static size_t targets(struct ctl *c, struct poll_state *ps, struct target **out)
 {
 	json_t *pods = k8s_informer_list(c->inf[CTL_INF_PODS]), *pod;
 	struct target *t = xcalloc(json_array_size(pods) + 1, sizeof(*t));
@@ -165,7 +203,7 @@ static size_t targets(struct ctl *c, struct poll_state *ps, struct strmap *tls, 
 		snprintf(t[n].cluster, sizeof(t[n].cluster), "%s/%s", ns, cl);
 		snprintf(t[n].uid, sizeof(t[n].uid), "%s", uid);
 		if (https)
-			ct = cluster_tls(c, ps, tls, ns, cl, t[n].cluster);
+			ct = cluster_tls(c, ps, ns, cl, t[n].cluster);
 		if (https && ct->rc == 0)
 			t[n].tls = &ct->tls;
 		if (!https || ct->rc == 0)
@@ -242,9 +280,8 @@ static void forget_gone(struct ctl *c, const struct target *t, size_t n)
 
 static void poll_once(struct ctl *c, struct poll_state *ps)
 {
-	struct strmap tls = STRMAP_INIT;
 	struct target *t = NULL;
-	size_t n = targets(c, ps, &tls, &t), k = 0;
+	size_t n = targets(c, ps, &t), k = 0;
 	const char **urls = xcalloc(n + 1, sizeof(*urls));
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 	const struct k8s_multi_tls **tl = xcalloc(n + 1, sizeof(*tl));
@@ -271,8 +308,7 @@ static void poll_once(struct ctl *c, struct poll_state *ps)
 	k8s_multi_results_release(res, k);
 	for (size_t i = 0; i < n; i++)
 		free(t[i].url);
-	prune_notes(ps, &tls);
-	strmap_release(&tls, cluster_tls_free);
+	prune_tls(ps);
 	free(t);
 	free(urls);
 	free(tl);
@@ -303,7 +339,7 @@ static void *poller_main(void *arg)
 	struct ctl *c = arg;
 	struct k8s_multi_opts o = { .timeout_ms = (long)c->set.poll_timeout_ms,
 		                    .connect_timeout_ms = (long)c->set.poll_timeout_ms };
-	struct poll_state ps = { .m = k8s_multi_new(&o), .notes = STRMAP_INIT };
+	struct poll_state ps = { .m = k8s_multi_new(&o), .clusters = STRMAP_INIT };
 
 	while (!atomic_load(&c->poller_stop)) {
 		int64_t start = clock_mono_ms(), left;
@@ -317,7 +353,7 @@ static void *poller_main(void *arg)
 		}
 	}
 	k8s_multi_free(ps.m);
-	strmap_release(&ps.notes, free);
+	strmap_release(&ps.clusters, cluster_tls_free);
 	return NULL;
 }
 

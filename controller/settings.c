@@ -53,6 +53,11 @@ const struct settings_desc ctl_settings_table[] = {
 	  "Consecutive failed polls that count as unreachable (never one)." },
 	{ "api-timeout", SETTINGS_DURATION, "10s", 500, 300000, NULL, false, false,
 	  OFF(api_timeout_ms), "Deadline of each Kubernetes API request." },
+	{ "kube-api-qps", SETTINGS_INT, "50", 1, 100000, NULL, false, false, OFF(api_qps),
+	  "Kubernetes API requests per second (client-side limit of the caches, writes and "
+	  "events; the leader Lease has its own client)." },
+	{ "kube-api-burst", SETTINGS_INT, "100", 1, 100000, NULL, false, false, OFF(api_burst),
+	  "Kubernetes API requests allowed at once before --kube-api-qps applies." },
 	{ "instance-timeout", SETTINGS_DURATION, "5s", 100, 300000, NULL, false, false,
 	  OFF(instance_timeout_ms), "Deadline of each request to an instance manager." },
 	{ "resync-period", SETTINGS_DURATION, "30s", 1000, HOUR, NULL, false, false, OFF(resync_ms),

@@ -22,6 +22,7 @@
 #include <openssl/x509v3.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "controller/desired.h"
 #include "controller/model.h"
@@ -201,6 +202,9 @@ START_TEST(client_read_ok)
 	ck_assert_str_eq(c.ca_pem, sd(m.op, CTL_PKI_SERVER_CA));
 	ck_assert_str_eq(c.cert_pem, sd(m.op, CTL_PKI_CERT));
 	ck_assert_str_eq(c.key_pem, sd(m.op, CTL_PKI_KEY));
+	/* issued now for CTL_PKI_DAYS, within a day (the poller re-reads the material then) */
+	ck_assert_int_gt(c.not_after_ms, (time(NULL) + (CTL_PKI_DAYS - 1) * 86400LL) * 1000);
+	ck_assert_int_lt(c.not_after_ms, (time(NULL) + (CTL_PKI_DAYS + 1) * 86400LL) * 1000);
 	ctl_pki_client_release(&c);
 	ck_assert_ptr_null(c.key_pem);
 	ctl_pki_client_release(NULL);
