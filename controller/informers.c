@@ -3,7 +3,10 @@
  * are all cached; every child kind only with app.kubernetes.io/managed-by=redis-operator.
  * Handlers map an object to its cluster's work-queue key ("ns/<redis.io/cluster>") and
  * queue it. Pods are trimmed to what the planner reads (metadata, phase, IP,
- * conditions): a pod's spec is never compared, its spec-hash annotation is.
+ * conditions): a pod's spec is never compared, its spec-hash annotation is. Pods and
+ * PVCs are indexed by their cluster label, so a reconcile reads its own without a scan.
+ * A RedisCluster update that changed only volatile status fields (the controller's own
+ * refresh of offsets and lastSeen) queues nothing (ctl_cluster_update_matters).
  * Lease renewals (one a second per cluster) change nothing the planner reads unless the
  * holder changes, so only those updates queue the cluster.
  */
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "controller/ctl.h"
+#include "controller/plan.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
 
@@ -54,8 +58,8 @@ static void on_cluster(void *ctx, json_t *obj)
 
 static void on_cluster_update(void *ctx, json_t *old, json_t *obj)
 {
-	(void)old;
-	enqueue_owner(ctx, obj, true);
+	if (ctl_cluster_update_matters(old, obj))
+		enqueue_owner(ctx, obj, true);
 }
 
 static void on_child(void *ctx, json_t *obj)
@@ -110,6 +114,7 @@ static int start_one(struct ctl *c, enum ctl_inf i, struct err *e)
 	                                    : on_child_update;
 	o.on_delete = i == CTL_INF_CLUSTERS ? on_cluster : on_child;
 	o.trim = i == CTL_INF_PODS ? trim_pod : NULL;
+	o.index_label = i == CTL_INF_PODS || i == CTL_INF_PVCS ? CTL_LABEL_CLUSTER : NULL;
 	c->inf[i] = k8s_informer_new(c->kube, &o, e);
 	if (!c->inf[i])
 		return e ? e->code : -EINVAL;

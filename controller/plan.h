@@ -101,5 +101,12 @@ json_t *ctl_status_build(const struct ctl_view *v, const struct plan_state *s);
  * when refresh is set.
  */
 bool ctl_status_changed(json_t *current, json_t *want, bool refresh);
+/*
+ * A RedisCluster update from the cache is worth a reconcile: anything but the volatile
+ * status fields changed (spec, generation, labels, annotations, deletion, finalizers,
+ * any other status field). The controller's own status refreshes (offsets, lastSeen)
+ * come back as updates; reconciling each would double the reconciles of a steady fleet.
+ */
+bool ctl_cluster_update_matters(json_t *old, json_t *obj);
 
 #endif

@@ -109,19 +109,10 @@ static void children(struct ctl *c, struct gathered *g, const char *ns, const ch
 }
 
 /* Objects of inf in ns labelled redis.io/cluster=name (a new array). */
+/* The cluster's pods or PVCs (the caches are indexed by CTL_LABEL_CLUSTER). */
 static json_t *list_of(struct ctl *c, enum ctl_inf inf, const char *ns, const char *name)
 {
-	json_t *all = k8s_informer_list(c->inf[inf]), *out = json_array(), *o;
-	size_t i;
-
-	json_array_foreach (all, i, o) {
-		const char *ons = ctl_json_str(o, "metadata.namespace");
-
-		if (ons && strcmp(ons, ns) == 0 && owned_by(o, name))
-			json_array_append(out, o);
-	}
-	json_decref(all);
-	return out;
+	return k8s_informer_list_indexed(c->inf[inf], ns, name);
 }
 
 static bool condition_true(json_t *pod, const char *type)

@@ -252,3 +252,29 @@ bool ctl_status_changed(json_t *current, json_t *want, bool refresh)
 	json_decref(c);
 	return changed;
 }
+
+/* The parts of a RedisCluster's metadata a reconcile reads. */
+static const char *const meta_read[] = { "generation",        "labels",     "annotations",
+	                                 "deletionTimestamp", "finalizers", NULL };
+
+static bool same_member(json_t *a, json_t *b, const char *key)
+{
+	json_t *x = json_object_get(a, key), *y = json_object_get(b, key);
+
+	return x == y || (x && y && json_equal(x, y));
+}
+
+bool ctl_cluster_update_matters(json_t *old, json_t *obj)
+{
+	json_t *om = json_object_get(old, "metadata"), *nm = json_object_get(obj, "metadata");
+	json_t *os = json_object_get(old, "status"), *ns = json_object_get(obj, "status");
+
+	if (!same_member(old, obj, "spec"))
+		return true;
+	for (size_t i = 0; meta_read[i]; i++)
+		if (!same_member(om, nm, meta_read[i]))
+			return true;
+	if (!os || !ns)
+		return os != ns;
+	return ctl_status_changed(os, ns, false) || ctl_status_changed(ns, os, false);
+}

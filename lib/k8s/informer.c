@@ -33,10 +33,11 @@
 struct k8s_informer {
 	struct k8s_client *client; /* borrowed; NULL for a hand-fed store */
 	struct k8s_informer_opts o;
-	char *ns, *label_selector, *field_selector, *start_rv; /* owned copies */
+	char *ns, *label_selector, *field_selector, *start_rv, *index_label; /* owned copies */
 	pthread_mutex_t lock;
 	pthread_cond_t cond; /* signalled on synced and on stop */
 	struct strmap store; /* key → json_t * (owned reference) */
+	struct strmap index; /* "ns/<index_label value>" → struct strmap * of store keys */
 	struct k8s_informer_stats st;
 	bool synced;
 	atomic_bool stop;
@@ -93,6 +94,7 @@ struct k8s_informer *k8s_informer_new(struct k8s_client *client, const struct k8
 	inf->o.label_selector = inf->label_selector = dup_or_null(o->label_selector);
 	inf->o.field_selector = inf->field_selector = dup_or_null(o->field_selector);
 	inf->o.start_rv = inf->start_rv = dup_or_null(o->start_rv);
+	inf->o.index_label = inf->index_label = dup_or_null(o->index_label);
 	if (inf->o.max_objects == 0)
 		inf->o.max_objects = K8S_INFORMER_OBJECTS_MAX;
 	if (inf->o.backoff_base_ms <= 0)
@@ -104,6 +106,7 @@ struct k8s_informer *k8s_informer_new(struct k8s_client *client, const struct k8
 	pthread_mutex_init(&inf->lock, NULL);
 	cond_init_monotonic(&inf->cond);
 	strmap_init(&inf->store);
+	strmap_init(&inf->index);
 	atomic_init(&inf->stop, false);
 	return inf;
 }
@@ -113,16 +116,24 @@ static void json_decref_void(void *p)
 	json_decref(p);
 }
 
+static void key_set_free(void *p)
+{
+	strmap_release(p, NULL);
+	free(p);
+}
+
 void k8s_informer_free(struct k8s_informer *inf)
 {
 	if (!inf)
 		return;
 	k8s_informer_stop(inf);
 	strmap_release(&inf->store, json_decref_void);
+	strmap_release(&inf->index, key_set_free);
 	pthread_cond_destroy(&inf->cond);
 	pthread_mutex_destroy(&inf->lock);
 	free(inf->ns);
 	free(inf->label_selector);
+	free(inf->index_label);
 	free(inf->field_selector);
 	free(inf->start_rv);
 	free(inf);
@@ -218,6 +229,64 @@ static void changes_deliver(struct k8s_informer *inf, struct changes *c)
 
 /* ---- applying events ---------------------------------------------------------------- */
 
+/* ---- the index (lock held) -------------------------------------------------------------- */
+
+/* obj's index entry name ("ns/value", or "value" cluster-scoped); false when none. */
+static bool index_name(const struct k8s_informer *inf, json_t *obj, char *out, size_t size)
+{
+	json_t *meta = json_object_get(obj, "metadata");
+	const char *ns = json_string_value(json_object_get(meta, "namespace"));
+	const char *v = json_string_value(
+	        json_object_get(json_object_get(meta, "labels"), inf->o.index_label));
+	int n;
+
+	if (!inf->o.index_label || !v)
+		return false;
+	n = ns ? snprintf(out, size, "%s/%s", ns, v) : snprintf(out, size, "%s", v);
+	return n > 0 && (size_t)n < size;
+}
+
+static void index_add(struct k8s_informer *inf, const char *key, json_t *obj)
+{
+	char name[K8S_INFORMER_KEY_MAX + 2];
+	struct strmap_entry *en;
+	bool created;
+
+	if (!index_name(inf, obj, name, sizeof(name)))
+		return;
+	en = strmap_upsert(&inf->index, name, &created);
+	if (created)
+		en->value = xcalloc(1, sizeof(struct strmap));
+	strmap_set(en->value, key, NULL);
+}
+
+static void index_remove(struct k8s_informer *inf, const char *key, json_t *obj)
+{
+	char name[K8S_INFORMER_KEY_MAX + 2];
+	struct strmap *keys;
+	void *gone = NULL;
+
+	if (!obj || !index_name(inf, obj, name, sizeof(name)))
+		return;
+	keys = strmap_get(&inf->index, name);
+	if (keys && strmap_remove(keys, key, NULL) && strmap_len(keys) == 0 &&
+	    strmap_remove(&inf->index, name, &gone))
+		key_set_free(gone);
+}
+
+static void index_rebuild(struct k8s_informer *inf)
+{
+	struct strmap_entry *en;
+	size_t it = 0;
+
+	strmap_release(&inf->index, key_set_free);
+	strmap_init(&inf->index);
+	while ((en = strmap_next(&inf->store, &it)))
+		index_add(inf, en->key, en->value);
+}
+
+/* ---- the store (lock held) -------------------------------------------------------------- */
+
 /* Stores obj (a reference we own, already trimmed) under key; lock held. */
 static int store_upsert(struct k8s_informer *inf, const char *key, json_t *obj, struct changes *ch,
                         struct err *e)
@@ -234,7 +303,9 @@ static int store_upsert(struct k8s_informer *inf, const char *key, json_t *obj, 
 		return err_set(e, -ENOSPC, "informer %s: more than %zu objects", inf->o.res->plural,
 		               inf->o.max_objects);
 	}
+	index_remove(inf, key, old);
 	strmap_set(&inf->store, key, json_incref(obj));
+	index_add(inf, key, obj);
 	changes_push(ch, old ? CHANGE_UPDATE : CHANGE_ADD, old, obj);
 	return 0;
 }
@@ -245,6 +316,7 @@ static void store_delete(struct k8s_informer *inf, const char *key, json_t *obj,
 	void *old = NULL;
 
 	if (strmap_remove(&inf->store, key, &old)) {
+		index_remove(inf, key, old);
 		changes_push(ch, CHANGE_DELETE, obj, NULL);
 		json_decref(old);
 	} else {
@@ -368,6 +440,7 @@ static int replace_items(struct k8s_informer *inf, json_t *items, bool owned, co
 	diff_store(inf, &next, &ch);
 	strmap_release(&inf->store, json_decref_void);
 	inf->store = next;
+	index_rebuild(inf);
 	inf->st.objects = strmap_len(&inf->store);
 	set_rv(inf, rv);
 	inf->synced = true;
@@ -406,6 +479,26 @@ json_t *k8s_informer_get(struct k8s_informer *inf, const char *ns, const char *n
 	if (n < 0 || (size_t)n >= sizeof(key))
 		return NULL;
 	return k8s_informer_get_key(inf, key);
+}
+
+json_t *k8s_informer_list_indexed(struct k8s_informer *inf, const char *ns, const char *value)
+{
+	char name[K8S_INFORMER_KEY_MAX + 2];
+	json_t *arr = json_array();
+	struct strmap_entry *en;
+	struct strmap *keys;
+	size_t it = 0;
+	int n = ns ? snprintf(name, sizeof(name), "%s/%s", ns, value ? value : "")
+	           : snprintf(name, sizeof(name), "%s", value ? value : "");
+
+	if (!value || n < 0 || (size_t)n >= sizeof(name))
+		return arr;
+	pthread_mutex_lock(&inf->lock);
+	keys = strmap_get(&inf->index, name);
+	while (keys && (en = strmap_next(keys, &it)))
+		json_array_append(arr, strmap_get(&inf->store, en->key));
+	pthread_mutex_unlock(&inf->lock);
+	return arr;
 }
 
 json_t *k8s_informer_list(struct k8s_informer *inf)

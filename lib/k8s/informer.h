@@ -32,6 +32,11 @@
  * size): an event that would pass the cap fails the watch with -ENOSPC, counted, and
  * the informer relists after backoff.
  *
+ * Index: with index_label set, the store also keeps, per "namespace/<label value>", the
+ * keys of the objects carrying that label, so that k8s_informer_list_indexed reads one
+ * owner's objects without scanning the whole store (a controller with thousands of
+ * clusters reconciles each one several times a minute).
+ *
  * Handlers run on the informer thread, in event order, without any informer lock held
  * (they may call the getters). on_add(new), on_update(old, new), on_delete(old): the
  * objects are borrowed for the duration of the call (trimmed, as stored). A DELETED
@@ -86,6 +91,8 @@ struct k8s_informer_opts {
 	/* Called on each object (owned by the informer, not yet shared) before it is
 	 * stored; removes what the caller never reads. NULL: only the standard trim. */
 	void (*trim)(void *ctx, json_t *obj);
+	/* A label key to index the store by (see "Index"); copied; NULL: no index. */
+	const char *index_label;
 	void (*on_add)(void *ctx, json_t *obj);
 	void (*on_update)(void *ctx, json_t *old_obj, json_t *new_obj);
 	void (*on_delete)(void *ctx, json_t *old_obj);
@@ -132,6 +139,10 @@ int k8s_informer_wait_synced(struct k8s_informer *inf, int64_t timeout_ms);
 json_t *k8s_informer_get(struct k8s_informer *inf, const char *ns, const char *name);
 /* The same by store key ("ns/name"). */
 json_t *k8s_informer_get_key(struct k8s_informer *inf, const char *key);
+/* A new array holding a reference to every stored object of namespace ns (NULL for
+ * cluster-scoped kinds) whose index_label is value, in no particular order; an empty
+ * array when the informer has no index_label. */
+json_t *k8s_informer_list_indexed(struct k8s_informer *inf, const char *ns, const char *value);
 /* A new array holding a reference to every stored object (a consistent snapshot). */
 json_t *k8s_informer_list(struct k8s_informer *inf);
 size_t k8s_informer_len(struct k8s_informer *inf);

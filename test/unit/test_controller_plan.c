@@ -905,6 +905,49 @@ START_TEST(status_ready_needs_fresh_polls)
 }
 END_TEST
 
+/* A cache update queues a reconcile unless only volatile status fields changed. */
+static const struct {
+	const char *edit; /* what differs from BASE_CLUSTER */
+	const char *obj;
+	bool matters;
+} update_cases[] = {
+#define BASE_CLUSTER(spec, meta, inst)                                                             \
+	"{\"metadata\":{\"name\":\"c\",\"generation\":1,\"resourceVersion\":\"9\"" meta "},"       \
+	"\"spec\":{\"instances\":" spec "},\"status\":{\"phase\":\"Ready\",\"instancesStatus\":"   \
+	"[{\"name\":\"c-1\",\"role\":\"primary\"" inst "}]}}"
+	{ "nothing", BASE_CLUSTER("3", "", ",\"replicationOffset\":5"), false },
+	{ "offset and lastSeen",
+	  BASE_CLUSTER("3", ",\"resourceVersion\":\"10\"",
+	               ",\"replicationOffset\":7,\"lastSeen\":\"2026-11-30T00:00:00Z\""),
+	  false },
+	{ "lag gone", BASE_CLUSTER("3", "", ""), false },
+	{ "spec", BASE_CLUSTER("5", "", ",\"replicationOffset\":5"), true },
+	{ "annotation",
+	  BASE_CLUSTER("3", ",\"annotations\":{\"a\":\"b\"}", ",\"replicationOffset\":5"), true },
+	{ "deletion",
+	  BASE_CLUSTER("3", ",\"deletionTimestamp\":\"2026-11-30T00:00:00Z\"",
+	               ",\"replicationOffset\":5"),
+	  true },
+	{ "role", BASE_CLUSTER("3", "", ",\"replicationOffset\":5,\"role\":\"replica\""), true },
+	{ "fenced", BASE_CLUSTER("3", "", ",\"replicationOffset\":5,\"fenced\":true"), true },
+};
+
+START_TEST(cluster_update_matters)
+{
+	json_t *old = json_loads(update_cases[0].obj, 0, NULL);
+	json_t *obj = json_loads(update_cases[_i].obj, 0, NULL);
+
+	ck_assert_ptr_nonnull(old);
+	ck_assert_msg(obj != NULL, "bad JSON in case %s", update_cases[_i].edit);
+	ck_assert_msg(ctl_cluster_update_matters(old, obj) == update_cases[_i].matters, "%s",
+	              update_cases[_i].edit);
+	ck_assert_msg(ctl_cluster_update_matters(obj, old) == update_cases[_i].matters,
+	              "%s (reversed)", update_cases[_i].edit);
+	json_decref(old);
+	json_decref(obj);
+}
+END_TEST
+
 /* Failed after spec.failedAfter of not being ready. */
 START_TEST(status_failed_after)
 {
@@ -1113,6 +1156,7 @@ static Suite *suite(void)
 	tcase_add_test(t, status_converges);
 	tcase_add_test(t, status_ready_needs_fresh_polls);
 	tcase_add_test(t, status_failed_after);
+	tcase_add_loop_test(t, cluster_update_matters, 0, ARRAY_LEN(update_cases));
 	tcase_add_test(t, elect_rules);
 	tcase_add_loop_test(t, dangling_pvcs, 0, ARRAY_LEN(dangling_cases));
 	tcase_add_test(t, dangling_pvcs_cleared);

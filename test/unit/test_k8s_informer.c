@@ -326,6 +326,94 @@ START_TEST(test_replace_diff)
 }
 END_TEST
 
+/* ---- the index ---------------------------------------------------------------------------- */
+
+/* ns/name at resourceVersion rv, labelled owner=<owner> (none when owner is NULL). */
+static json_t *owned(const char *ns, const char *name, const char *rv, const char *owner)
+{
+	json_t *o = json_pack("{s:{s:s,s:s,s:s}}", "metadata", "namespace", ns, "name", name,
+	                      "resourceVersion", rv);
+
+	if (owner)
+		json_object_set_new(json_object_get(o, "metadata"), "labels",
+		                    json_pack("{s:s}", "owner", owner));
+	return o;
+}
+
+/* The sorted names of ns's objects owned by owner, space-separated. */
+static const char *indexed(struct k8s_informer *inf, const char *ns, const char *owner)
+{
+	static char out[256];
+	json_t *arr = k8s_informer_list_indexed(inf, ns, owner), *o;
+	const char *names[16];
+	size_t i, n = json_array_size(arr);
+
+	ck_assert_uint_le(n, 16);
+	json_array_foreach (arr, i, o)
+		names[i] =
+		        json_string_value(json_object_get(json_object_get(o, "metadata"), "name"));
+	for (size_t a = 1; a < n; a++) /* insertion sort: a handful of names */
+		for (size_t b = a; b > 0 && strcmp(names[b - 1], names[b]) > 0; b--) {
+			const char *t = names[b];
+
+			names[b] = names[b - 1];
+			names[b - 1] = t;
+		}
+	out[0] = 0;
+	for (i = 0; i < n; i++)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", i ? " " : "",
+		         names[i]);
+	json_decref(arr);
+	return out;
+}
+
+static void put(struct k8s_informer *inf, enum k8s_event_type type, json_t *obj)
+{
+	ck_assert_int_eq(k8s_informer_apply(inf, type, obj, NULL), 0);
+	json_decref(obj);
+}
+
+START_TEST(test_index)
+{
+	struct k8s_informer_opts o = { .res = &k8s_res_configmaps, .index_label = "owner" };
+	struct k8s_informer *inf = k8s_informer_new(NULL, &o, NULL), *plain;
+	json_t *items;
+
+	put(inf, K8S_EVENT_ADDED, owned("a", "x-1", "1", "x"));
+	put(inf, K8S_EVENT_ADDED, owned("a", "x-2", "2", "x"));
+	put(inf, K8S_EVENT_ADDED, owned("a", "y-1", "3", "y"));
+	put(inf, K8S_EVENT_ADDED, owned("b", "x-1", "4", "x")); /* same owner name, other ns */
+	put(inf, K8S_EVENT_ADDED, owned("a", "stray", "5", NULL));
+	ck_assert_str_eq(indexed(inf, "a", "x"), "x-1 x-2");
+	ck_assert_str_eq(indexed(inf, "b", "x"), "x-1");
+	ck_assert_str_eq(indexed(inf, "a", "y"), "y-1");
+	ck_assert_str_eq(indexed(inf, "a", "z"), "");
+	ck_assert_str_eq(indexed(inf, "a", NULL), "");
+	/* a relabel moves the object; a delete removes it */
+	put(inf, K8S_EVENT_MODIFIED, owned("a", "x-2", "6", "y"));
+	ck_assert_str_eq(indexed(inf, "a", "x"), "x-1");
+	ck_assert_str_eq(indexed(inf, "a", "y"), "x-2 y-1");
+	put(inf, K8S_EVENT_MODIFIED, owned("a", "y-1", "7", NULL));
+	ck_assert_str_eq(indexed(inf, "a", "y"), "x-2");
+	put(inf, K8S_EVENT_DELETED, owned("a", "x-1", "8", "x"));
+	ck_assert_str_eq(indexed(inf, "a", "x"), "");
+	/* a relist rebuilds it from the new items */
+	items = json_pack("[o,o]", owned("a", "x-9", "9", "x"), owned("b", "x-1", "4", "x"));
+	ck_assert_int_eq(k8s_informer_replace(inf, items, "9", NULL), 0);
+	ck_assert_str_eq(indexed(inf, "a", "x"), "x-9");
+	ck_assert_str_eq(indexed(inf, "a", "y"), "");
+	ck_assert_str_eq(indexed(inf, "b", "x"), "x-1");
+	/* an informer without index_label lists nothing by index */
+	o.index_label = NULL;
+	plain = k8s_informer_new(NULL, &o, NULL);
+	ck_assert_int_eq(k8s_informer_replace(plain, items, "9", NULL), 0);
+	ck_assert_str_eq(indexed(plain, "a", "x"), "");
+	json_decref(items);
+	k8s_informer_free(plain);
+	k8s_informer_free(inf);
+}
+END_TEST
+
 START_TEST(test_replace_errors)
 {
 	struct rec r;
@@ -676,6 +764,7 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(tc, test_apply_errors, 0, ARRAY_LEN(apply_errors));
 	tcase_add_test(tc, test_replace_diff);
 	tcase_add_test(tc, test_replace_errors);
+	tcase_add_test(tc, test_index);
 	tcase_add_test(tc, test_new_errors);
 	suite_add_tcase(s, tc);
 	tcase_set_timeout(tl, 20);
