@@ -177,9 +177,9 @@ static void finalize(const struct ctl_view *v, struct plan_state *s, struct ctl_
 	                                 (json_int_t)(dur > 0 ? dur : 0)));
 	a->metric = CTL_METRIC_FAILOVER;
 	a->metric_value = fo->started_wall_ms ? fo->started_wall_ms : v->now_wall_ms;
+	plan_label(p, to, CTL_ROLE_PRIMARY); /* first: see plan_label */
 	if (strcmp(fo->from, to->name) != 0)
 		plan_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
-	plan_label(p, to, CTL_ROLE_PRIMARY);
 	ctl_plan_event(p, false, "FailoverCompleted", "%s is the primary now (was %s): %s",
 	               to->name, fo->from, fo->reason);
 	ctl_plan_requeue(p, 100);
@@ -314,8 +314,8 @@ static void switchover_done(const struct ctl_view *v, struct plan_state *s, stru
 {
 	ctl_plan_status(p, json_pack("{s:s,s:s,s:n}", "currentPrimary", to->name, "targetPrimary",
 	                             to->name, "failover"));
+	plan_label(p, to, CTL_ROLE_PRIMARY); /* first: see plan_label */
 	plan_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
-	plan_label(p, to, CTL_ROLE_PRIMARY);
 	if (json_object_get(v->rc->meta.annotations, CTL_ANN_SWITCHOVER))
 		ctl_plan_add(p, CTL_ACT_CLUSTER)->obj =
 		        json_pack("{s:{s:{s:n}}}", "metadata", "annotations", CTL_ANN_SWITCHOVER);

@@ -505,10 +505,10 @@ static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl
 
 static bool step_labels(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
+	plan_label(p, s->primary_pod, CTL_ROLE_PRIMARY); /* first: see plan_label */
 	for (size_t i = 0; i < v->npods; i++)
 		if (strcmp(v->pods[i].name, s->primary) != 0)
 			plan_label(p, &v->pods[i], CTL_ROLE_REPLICA);
-	plan_label(p, s->primary_pod, CTL_ROLE_PRIMARY);
 	return true;
 }
 

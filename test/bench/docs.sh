@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test/bench/docs.sh [RESULTS.json] [OUT.md]: generates docs/benchmarks.md (tables, machine,
 # versions, number of runs, the commands to reproduce) from the merged results
-# (test/bench/results.sh + ratios.sh), and the SVGs next to it (test/bench/plot.sh).
+# (test/bench/results.sh + ratios.sh), and the PNGs next to it (test/bench/plot.sh).
 # Needs jq and gnuplot. Every figure comes from the JSON; a missing one reads "n/a".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,7 +44,7 @@ EOF
   echo
   q "$H"'"Operator RTO / peer RTO, SIGKILL scenarios (p50): \(g(.ratios.rto_p50_vs_sentinel)) × Sentinel, \(g(.ratios.rto_p50_vs_cluster)) × Redis Cluster (p99: \(g(.ratios.rto_p99_vs_sentinel)), \(g(.ratios.rto_p99_vs_cluster))); below 1 is faster."'
   echo
-  echo '![failover RTO](bench-failover-rto.svg)'
+  echo '![failover RTO](bench-failover-rto.png)'
   echo
   echo "## Planned switchover: write pause (ms)"
   echo
@@ -58,7 +58,7 @@ EOF
   echo "The client-visible pause includes the writer's re-resolution through the API server"
   echo "(kubectl reading the EndpointSlice) and its \`WAIT 1 500\` timeout."
   echo
-  echo '![switchover](bench-switchover.svg)'
+  echo '![switchover](bench-switchover.png)'
   echo
   echo "## Time to Ready (s) and memory (MiB)"
   echo
@@ -73,7 +73,9 @@ EOF
      (.controller_rss_real_mib // {} | to_entries | sort_by(.key | tonumber)[] |
       "| controller VmRSS, \(.key) clusters of 1 real pod | \(if (.value | type) == "number" then f(.value) else .value end) |")'
   echo
-  echo '![time to Ready](bench-time-to-ready.svg) ![memory](bench-memory.svg)'
+  q '.instance_cpu_s_per_min // empty | "Idle CPU of a 1-instance cluster over \(.window_s) s: instance manager \(.manager) s/min, its server \(.server // "n/a") s/min (user + system)."'
+  echo
+  echo '![time to Ready](bench-time-to-ready.png) ![memory](bench-memory.png)'
   echo
   echo "## Controller footprint: 0, 100 and 1,000 clusters"
   echo

@@ -12,6 +12,8 @@
 #                               client side = the writer's longest wait for an ack (gap_ms)
 #   time_to_ready_s             creation → Ready for 1, 3 and 5 instances
 #   instance_rss_mib            PID 1 of a data pod (instance manager): VmRSS, private memory
+#   instance_cpu_s_per_min      idle CPU (user + system) per minute over BENCH_IDLE_WINDOW s
+#                               (60): the manager (PID 1) and its redis-server or valkey-server
 #   controller_rss_real_mib     the host controller's VmRSS with 0 and N clusters of real
 #                               pods (controller_rss_mib at 100 and 1,000 clusters: footprint.sh)
 #   acked_writes_lost, split_brain_instants   summed over every run
@@ -30,6 +32,7 @@ RUNS=${BENCH_RUNS:-20}
 SW_RUNS=${BENCH_SWITCHOVER_RUNS:-100}
 TTR_RUNS=${BENCH_READY_RUNS:-10}
 CTL_N=${BENCH_CONTROLLER_N:-10 50}
+IDLE_WINDOW=${BENCH_IDLE_WINDOW:-60}
 PARTS=${BENCH_PARTS:-kill delete partition switchover ready rss}
 mkdir -p "$BENCH_OUT"
 . test/bench/operator-lib.sh
@@ -48,6 +51,9 @@ say "run $RUN, node $NODE, work dir $W, controller pid $(ctl_pid)"
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 priv_kib() { awk '/^Private_(Dirty|Clean):/ {s += $2} END {print s}' "/proc/$1/smaps_rollup"; }
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k / 1024}'; }
+TICK=$(getconf CLK_TCK)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+per_min() { awk -v a="$1" -v b="$2" -v t="$TICK" -v s="$IDLE_WINDOW" 'BEGIN {printf "%.3f", (b - a) / t * 60 / s}'; }
 CTL_RSS0=$(rss_kib "$(ctl_pid)")
 
 record() { # LIST-NAME
@@ -130,7 +136,7 @@ if want ready; then
     say "  time to Ready, $n instances: p50 ${TTR[$n]} s over $TTR_RUNS runs (ms:$all)"
   done
 fi
-INST='null'
+INST='null' INST_CPU='null'
 if want rss; then
   ns=$RUN-r1; [ -n "${TTR[1]:-}" ] || op_cluster "$ns" b 1
   sleep 5 # idle
@@ -138,8 +144,13 @@ if want rss; then
   pid1=$(for p in $(cat "$CGROUP/$uid/cgroup.procs"); do [ "$(awk '/^NSpid:/ {print $NF}' /proc/$p/status)" = 1 ] && echo "$p"; done | head -1)
   if [ -n "$pid1" ]; then
     INST="{\"vmrss\": $(mib "$(rss_kib "$pid1")"), \"private\": $(mib "$(priv_kib "$pid1")"), \"comm\": \"$(cat /proc/$pid1/comm)\"}"
+    server=$(pgrep -P "$pid1" -f 'redis-server|valkey-server' | head -1)
+    m0=$(ticks "$pid1"); s0=$(ticks "${server:-0}")
+    sleep "$IDLE_WINDOW"
+    srv=null; [ -n "$server" ] && srv=$(per_min "$s0" "$(ticks "$server")")
+    INST_CPU="{\"manager\": $(per_min "$m0" "$(ticks "$pid1")"), \"server\": $srv, \"window_s\": $IDLE_WINDOW}"
   fi
-  say "  instance manager (PID 1 of b-1, host pid ${pid1:-?}): $INST"
+  say "  instance manager (PID 1 of b-1, host pid ${pid1:-?}): $INST; idle CPU s/min: $INST_CPU"
 fi
 for ns in $RUN-r1 $RUN-r3 $RUN-r5; do $K delete namespace "$ns" --wait=false >/dev/null 2>&1; done
 
@@ -175,6 +186,7 @@ cat >"$BENCH_OUT/operator.json" <<EOF
   "switchover_pause_ms": $(sw_json),
   "time_to_ready_s": $(j_ttr),
   "instance_rss_mib": $INST,
+  "instance_cpu_s_per_min": $INST_CPU,
   "controller_rss_real_mib": $CTL,
   "acked_writes_lost": $total_lost,
   "split_brain_instants": $total_split,

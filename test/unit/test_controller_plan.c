@@ -407,7 +407,7 @@ static const struct scenario cases[] = {
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-3 | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-3:role=primary | "
+	          "patch:Pod:c-3:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted",
 	  .phase = "Failing over" },
 	{ .name = "one failed poll is never a failover",
@@ -429,7 +429,7 @@ static const struct scenario cases[] = {
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-2 | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "same history first: a higher offset in another history loses",
 	  .status = ST_C1,
@@ -440,7 +440,7 @@ static const struct scenario cases[] = {
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-2 | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Fencing: a reachable old primary whose lease is not free is fenced first",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
@@ -450,7 +450,7 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "fence:c-1 | status:failover=Promoting | event:FailoverPromoting | "
 	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Fencing: unreachable old primary, lease not free: wait it out",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
@@ -466,7 +466,7 @@ static const struct scenario cases[] = {
 	  .lease = L_RELEASED,
 	  .want = "fence:c-1? | status:failover=Promoting | event:FailoverPromoting | "
 	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target already primary with the lease: only finish",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
@@ -476,7 +476,7 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .holder = "c-2",
 	  .want = "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target still a replica: promote again",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
@@ -484,7 +484,7 @@ static const struct scenario cases[] = {
 	  .pods = { { .serial = 1, .state = "parked", .crashed = true }, R2 },
 	  .lease = L_RELEASED,
 	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: old primary back, holding the lease: cancelled",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
@@ -498,7 +498,7 @@ static const struct scenario cases[] = {
 	  .pods = { { .serial = 1, .state = "parked", .offset = 1000, .no_lease = true }, R2 },
 	  .lease = L_EXPIRED,
 	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target gone: elect again",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
@@ -515,7 +515,7 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .holder = "c-2",
 	  .want = "status:currentPrimary,targetPrimary,failover=null | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | cluster | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | cluster | "
 	          "event:SwitchoverCompleted" },
 	{ .name = "resume Switchover: old primary still primary: ask it again",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Switchover\",\"from\":"
@@ -523,7 +523,7 @@ static const struct scenario cases[] = {
 	  .pods = { P1, R2 },
 	  .lease = L_HELD,
 	  .want = "switchover:c-1 | status:currentPrimary,targetPrimary,failover=null | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:SwitchoverCompleted" },
 	{ .name = "resume Switchover: failed half-way (old fenced, target replica): fail over",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Switchover\",\"from\":"
@@ -638,7 +638,7 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "status:failover=Switchover | event:SwitchoverStarted | switchover:c-1 | "
 	          "status:currentPrimary,targetPrimary,failover=null | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-3:role=primary | "
+	          "patch:Pod:c-3:role=primary | patch:Pod:c-1:role=replica | "
 	          "event:SwitchoverCompleted",
 	  .phase = "Switching over" },
 	{ .name = "rolling update: supervised waits for approval",
@@ -702,7 +702,7 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "status:failover=Switchover | event:SwitchoverStarted | switchover:c-1 | "
 	          "status:currentPrimary,targetPrimary,failover=null | "
-	          "patch:Pod:c-1:role=replica | patch:Pod:c-3:role=primary | cluster | "
+	          "patch:Pod:c-3:role=primary | patch:Pod:c-1:role=replica | cluster | "
 	          "event:SwitchoverCompleted" },
 	{ .name = "switchover to the primary itself: annotation dropped",
 	  .annotations = "{\"redis.io/switchover-to\":\"c-1\"}",
@@ -716,7 +716,7 @@ static const struct scenario cases[] = {
 	            { .serial = 2, .state = "replica", .role = CTL_ROLE_PRIMARY } },
 	  .lease = L_HELD,
 	  .want = "create:PersistentVolumeClaim:c-3 | create:Pod:c-3 | "
-	          "patch:Pod:c-2:role=replica | patch:Pod:c-1:role=primary" },
+	          "patch:Pod:c-1:role=primary | patch:Pod:c-2:role=replica" },
 	{ .name = "missing auth Secret: wait",
 	  .spec = "{\"authSecret\":{\"name\":\"mine\"}}",
 	  .status = ST_C1,
