@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# test/bench/plot.sh RESULTS.json OUT_DIR: one small gnuplot SVG per benchmark from the
+# test/bench/plot.sh RESULTS.json OUT_DIR: one small gnuplot PNG per benchmark from the
 # merged results (test/bench/results.sh):
-#   bench-failover-rto.svg   failover RTO p50/p99: operator (kill, pod delete, partition),
+#   bench-failover-rto.png   failover RTO p50/p99: operator (kill, pod delete, partition),
 #                            Sentinel, Redis Cluster
-#   bench-switchover.svg     write pause p50/p99: operator switchover (server side, client
+#   bench-switchover.png     write pause p50/p99: operator switchover (server side, client
 #                            side) and the FAILOVER command (client side, server log)
-#   bench-time-to-ready.svg  creation → Ready for 1, 3, 5 instances
-#   bench-memory.svg         instance manager (VmRSS, private) and controller VmRSS by clusters
+#   bench-time-to-ready.png  creation → Ready for 1, 3, 5 instances
+#   bench-memory.png         instance manager (VmRSS, private) and controller VmRSS by clusters
 #                            (real pods: operator.sh; light node agent: footprint.sh)
 # Missing figures are drawn as 0 and listed on stderr. Needs gnuplot (gnuplot-nox) and jq.
 set -uo pipefail
@@ -22,10 +22,10 @@ rows() { jq -r "$2" "$r" >"$tmp/$1"; }
 num() { echo "(if ($1 | type) == \"number\" then $1 else 0 end)"; }
 pair() { echo "\"\\\"$1\\\" \\($(num "$2.p50")) \\($(num "$2.p99"))\""; }
 
-# bars FILE SVG TITLE YLABEL: clustered p50/p99 bars
+# bars FILE PNG TITLE YLABEL: clustered p50/p99 bars
 bars() {
   gnuplot <<G
-set terminal svg size 700,340 font ",9"
+set terminal pngcairo size 700,340 font ",9"
 set output "$out/$2"
 set title "$3"; set ylabel "$4"
 set style data histograms; set style histogram clustered gap 1
@@ -38,17 +38,17 @@ G
 rows rto "$(pair "operator kill" .failover_rto_ms), $(pair "operator delete" .failover_rto_pod_delete_ms),
   $(pair "operator partition" .failover_rto_partition_ms), $(pair "sentinel kill" .sentinel_rto_ms),
   $(pair "cluster kill" .cluster_rto_ms)"
-bars rto bench-failover-rto.svg "Failover RTO (fault -> acknowledged writes again)" ms
+bars rto bench-failover-rto.png "Failover RTO (fault -> acknowledged writes again)" ms
 rows sw "\"\\\"switchover server\\\" \\($(num .switchover_pause_ms.server_p50)) \\($(num .switchover_pause_ms.server_p99))\",
   \"\\\"switchover client\\\" \\($(num .switchover_pause_ms.client_p50)) \\($(num .switchover_pause_ms.client_p99))\",
   $(pair "FAILOVER cmd client" .failover_cmd_pause_ms), $(pair "FAILOVER cmd server" .failover_cmd_server_pause_ms)"
-bars sw bench-switchover.svg "Planned switchover: write pause" ms
+bars sw bench-switchover.png "Planned switchover: write pause" ms
 
 jq -r '.time_to_ready_s // {} | to_entries[] | "\(.key) \(if (.value | type) == "number" then .value else 0 end)"' "$r" |
   sort -n >"$tmp/ttr"
 gnuplot <<G
-set terminal svg size 480,300 font ",9"
-set output "$out/bench-time-to-ready.svg"
+set terminal pngcairo size 480,300 font ",9"
+set output "$out/bench-time-to-ready.png"
 set title "Time to Ready"; set ylabel "s"; set xlabel "instances"
 set style fill solid 0.8 border -1; set boxwidth 0.6; set yrange [0:*]; set grid ytics; unset key
 plot "$tmp/ttr" using 0:2:xtic(1) with boxes
@@ -61,10 +61,10 @@ jq -r '"\"instance VmRSS\" \(.instance_rss_mib.vmrss // 0)",
   (.controller_rss_mib // {} | to_entries | sort_by(.key | tonumber)[] |
    select(.value | type == "number") | "\"controller, \(.key) light\" \(.value)")' "$r" >"$tmp/mem"
 gnuplot <<G
-set terminal svg size 700,320 font ",9"
-set output "$out/bench-memory.svg"
+set terminal pngcairo size 700,320 font ",9"
+set output "$out/bench-memory.png"
 set title "Memory (MiB)"; set ylabel "MiB"; set xtics noenhanced rotate by -15
 set style fill solid 0.8 border -1; set boxwidth 0.6; set yrange [0:*]; set grid ytics; unset key
 plot "$tmp/mem" using 0:2:xtic(1) with boxes
 G
-ls -l "$out"/bench-*.svg | awk '{print "plot: " $NF " " $5 " bytes"}'
+ls -l "$out"/bench-*.png | awk '{print "plot: " $NF " " $5 " bytes"}'
