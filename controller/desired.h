@@ -89,6 +89,18 @@ json_t *desired_instance_tls_secret(const struct api_redis_cluster *rc);
 /* NULL when spec.connectionSecret is unset or password is NULL. */
 json_t *desired_connection_secret(const struct api_redis_cluster *rc, const char *password);
 json_t *desired_service(const struct api_redis_cluster *rc, enum desired_service which);
+/*
+ * The <name>-leader Service has no selector: the controller writes its one EndpointSlice
+ * (also <name>-leader) itself, listing the primary pod, ready unless its manager last
+ * said it is fenced (pod NULL: no endpoint). A primary change is then one update of one
+ * object, right after the promotion: with a selector, the move of the role labels took
+ * two EndpointSlice syncs, and the second often waited out the EndpointSlice controller's
+ * 1 s backoff (its cache had not seen its own first write), leaving the Service empty or
+ * on the old primary for a second of every third failover.
+ */
+#define CTL_ENDPOINTS_MANAGER "redis-operator"
+json_t *desired_leader_endpoints(const struct api_redis_cluster *rc, const char *pod,
+                                 const char *uid, const char *ip, bool ready);
 /* NULL when the PDB should not exist (disabled, or too few instances for it). */
 json_t *desired_pdb(const struct api_redis_cluster *rc, enum desired_pdb which);
 json_t *desired_lease(const struct api_redis_cluster *rc);

@@ -351,16 +351,43 @@ static const struct {
 json_t *desired_service(const struct api_redis_cluster *rc, enum desired_service which)
 {
 	char name[CTL_NAME_MAX + 1];
-	json_t *o;
+	json_t *o, *selector = which == DESIRED_SVC_LEADER
+	                               ? json_null() /* desired_leader_endpoints */
+	                               : cluster_selector(rc, services[which].role);
 
 	desired_name(rc, services[which].suffix, name, sizeof(name));
 	o = object("v1", "Service", desired_meta(rc, name, "service", NULL));
 	json_object_set_new(o, "spec",
 	                    json_pack("{s:s,s:o,s:[{s:s,s:s,s:i,s:i}],s:b}", "type", "ClusterIP",
-	                              "selector", cluster_selector(rc, services[which].role),
-	                              "ports", "name", "redis", "protocol", "TCP", "port",
-	                              CTL_PORT_REDIS, "targetPort", CTL_PORT_REDIS,
+	                              "selector", selector, "ports", "name", "redis", "protocol",
+	                              "TCP", "port", CTL_PORT_REDIS, "targetPort", CTL_PORT_REDIS,
 	                              "publishNotReadyAddresses", 0));
+	return o;
+}
+
+json_t *desired_leader_endpoints(const struct api_redis_cluster *rc, const char *pod,
+                                 const char *uid, const char *ip, bool ready)
+{
+	char name[CTL_NAME_MAX + 1];
+	json_t *o, *eps = json_array(), *labels;
+
+	desired_name(rc, services[DESIRED_SVC_LEADER].suffix, name, sizeof(name));
+	labels = json_pack("{s:s,s:s}", "kubernetes.io/service-name", name,
+	                   "endpointslice.kubernetes.io/managed-by", CTL_ENDPOINTS_MANAGER);
+	o = object("discovery.k8s.io/v1", "EndpointSlice",
+	           desired_meta(rc, name, "service", labels));
+	json_decref(labels);
+	if (pod && uid && ip && *ip)
+		json_array_append_new(eps, json_pack("{s:[s],s:{s:b,s:b,s:b},s:{s:s,s:s,s:s,s:s}}",
+		                                     "addresses", ip, "conditions", "ready", ready,
+		                                     "serving", ready, "terminating", 0,
+		                                     "targetRef", "kind", "Pod", "namespace",
+		                                     rc->meta.namespace, "name", pod, "uid", uid));
+	json_object_set_new(o, "addressType", json_string(ip && strchr(ip, ':') ? "IPv6" : "IPv4"));
+	json_object_set_new(o, "endpoints", eps);
+	json_object_set_new(o, "ports",
+	                    json_pack("[{s:s,s:s,s:i}]", "name", "redis", "protocol", "TCP", "port",
+	                              CTL_PORT_REDIS));
 	return o;
 }
 

@@ -177,11 +177,15 @@ static void finalize(const struct ctl_view *v, struct plan_state *s, struct ctl_
 	                                 (json_int_t)(dur > 0 ? dur : 0)));
 	a->metric = CTL_METRIC_FAILOVER;
 	a->metric_value = fo->started_wall_ms ? fo->started_wall_ms : v->now_wall_ms;
+	plan_leader_endpoints(v, p, to);
 	plan_label(p, to, CTL_ROLE_PRIMARY); /* first: see plan_label */
 	if (strcmp(fo->from, to->name) != 0)
 		plan_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
 	ctl_plan_event(p, false, "FailoverCompleted", "%s is the primary now (was %s): %s",
 	               to->name, fo->from, fo->reason);
+	/* The other replicas follow it now, not after the next poll: until one does, no
+	 * write is acknowledged (WAIT). The old primary is left to step_follow. */
+	plan_follow(v, p, to, fo->from);
 	ctl_plan_requeue(p, 100);
 	s->primary = to->name;
 	s->primary_pod = to;
@@ -314,6 +318,7 @@ static void switchover_done(const struct ctl_view *v, struct plan_state *s, stru
 {
 	ctl_plan_status(p, json_pack("{s:s,s:s,s:n}", "currentPrimary", to->name, "targetPrimary",
 	                             to->name, "failover"));
+	plan_leader_endpoints(v, p, to);
 	plan_label(p, to, CTL_ROLE_PRIMARY); /* first: see plan_label */
 	plan_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
 	if (json_object_get(v->rc->meta.annotations, CTL_ANN_SWITCHOVER))

@@ -19,9 +19,15 @@
 #include "lib/jsonx.h"
 #include "lib/log.h"
 
+/* The Kubernetes EndpointSlice controller copies a Service's labels onto the slices it
+ * makes (those of <name>-replica and <name>-any): only the controller's own are cached. */
+#define SELECTOR_OWN_SLICES                                                                        \
+	CTL_SELECTOR_MANAGED ",endpointslice.kubernetes.io/managed-by=" CTL_ENDPOINTS_MANAGER
+
 static const struct {
 	const struct k8s_resource *res;
 	bool managed_only;
+	const char *selector; /* instead of CTL_SELECTOR_MANAGED */
 } kinds[CTL_INF_COUNT] = {
 	[CTL_INF_CLUSTERS] = { &k8s_res_redisclusters, false },
 	[CTL_INF_PODS] = { &k8s_res_pods, true },
@@ -34,6 +40,7 @@ static const struct {
 	[CTL_INF_PDBS] = { &k8s_res_pdbs, true },
 	[CTL_INF_NETPOLS] = { &k8s_res_networkpolicies, true },
 	[CTL_INF_LEASES] = { &k8s_res_leases, true },
+	[CTL_INF_ENDPOINTSLICES] = { &k8s_res_endpointslices, true, SELECTOR_OWN_SLICES },
 };
 
 static void enqueue_owner(struct ctl *c, json_t *obj, bool is_cluster)
@@ -106,7 +113,9 @@ static int start_one(struct ctl *c, enum ctl_inf i, struct err *e)
 
 	o.res = kinds[i].res;
 	o.ns = c->set.watch_namespace;
-	o.label_selector = kinds[i].managed_only ? CTL_SELECTOR_MANAGED : c->set.cluster_selector;
+	o.label_selector = !kinds[i].managed_only ? c->set.cluster_selector
+	                   : kinds[i].selector    ? kinds[i].selector
+	                                          : CTL_SELECTOR_MANAGED;
 	o.ctx = c;
 	o.on_add = i == CTL_INF_CLUSTERS ? on_cluster : on_child;
 	o.on_update = i == CTL_INF_CLUSTERS ? on_cluster_update

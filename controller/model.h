@@ -131,8 +131,9 @@ enum ctl_child {
 	CTL_CHILD_PDB_PRIMARY,
 	CTL_CHILD_PDB_REPLICA,
 	CTL_CHILD_LEASE,
-	CTL_CHILD_OPERATOR_TLS, /* <name>-operator-tls (controller/pki.h) */
-	CTL_CHILD_INSTANCE_TLS, /* <name>-instance-tls */
+	CTL_CHILD_OPERATOR_TLS,     /* <name>-operator-tls (controller/pki.h) */
+	CTL_CHILD_INSTANCE_TLS,     /* <name>-instance-tls */
+	CTL_CHILD_LEADER_ENDPOINTS, /* the EndpointSlice <name>-leader */
 	CTL_CHILD_COUNT,
 };
 

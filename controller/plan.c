@@ -99,6 +99,25 @@ static const char *const own_role[] = { "metadata.labels", "rules", NULL };
 static const char *const own_binding[] = { "metadata.labels", "subjects", NULL };
 static const char *const own_data[] = { "metadata.labels", "data", NULL };
 
+void plan_leader_endpoints(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pod)
+{
+	static const char *const own[] = { "metadata.labels", "endpoints", "ports", NULL };
+	json_t *have = v->child[CTL_CHILD_LEADER_ENDPOINTS], *want;
+	/* Not whether the controller reaches it: a controller cut from the pods must not take
+	 * every primary out of its Service. A fenced primary takes no writes anyway. */
+	bool ready = pod && !pod->deleting && !pod->inst.fenced;
+
+	if (pod && pod->deleting)
+		pod = NULL;
+	want = desired_leader_endpoints(v->rc, pod ? pod->name : NULL, pod ? pod->uid : NULL,
+	                                pod ? pod->ip : NULL, ready);
+	/* the API server gives an empty list back as null */
+	if (have && !json_array_size(json_object_get(want, "endpoints")) &&
+	    !json_is_array(json_object_get(have, "endpoints")))
+		json_object_set_new(want, "endpoints", json_null());
+	ensure(p, &k8s_res_endpointslices, have, want, own);
+}
+
 /* --- steps: the objects around the pods -------------------------------------------------- */
 
 static bool step_mode(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
@@ -505,6 +524,7 @@ static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl
 
 static bool step_labels(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
+	plan_leader_endpoints(v, p, s->primary_pod);
 	plan_label(p, s->primary_pod, CTL_ROLE_PRIMARY); /* first: see plan_label */
 	for (size_t i = 0; i < v->npods; i++)
 		if (strcmp(v->pods[i].name, s->primary) != 0)
@@ -562,18 +582,15 @@ static bool follows(const struct ctl_pod *pod, const struct ctl_pod *primary)
 	return strcmp(i->master_host, primary->ip) == 0 && i->master_port == CTL_PORT_REDIS;
 }
 
-static bool step_follow(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pp,
+                 const char *skip)
 {
-	const struct ctl_pod *pp = s->primary_pod;
-
-	if (!pp || !pp->ip || !ctl_inst_current(v, &pp->inst) ||
-	    !ctl_inst_is_writable_primary(&pp->inst))
-		return true;
 	for (size_t i = 0; i < v->npods; i++) {
 		const struct ctl_pod *pod = &v->pods[i];
 
-		if (pod == pp || pod->deleting || !pod->ip || !ctl_inst_current(v, &pod->inst) ||
-		    !pod->inst.server_up || plan_user_fenced(v, pod->name))
+		if (pod == pp || (skip && strcmp(pod->name, skip) == 0) || pod->deleting ||
+		    !pod->ip || !ctl_inst_current(v, &pod->inst) || !pod->inst.server_up ||
+		    plan_user_fenced(v, pod->name))
 			continue;
 		if (follows(pod, pp)) {
 			/* a replica is read-only: a fence left from its primary days only pauses it */
@@ -588,6 +605,15 @@ static bool step_follow(const struct ctl_view *v, struct plan_state *s, struct c
 		ctl_plan_event(p, false, "ReplicaRepointed", "%s now replicates from %s", pod->name,
 		               pp->name);
 	}
+}
+
+static bool step_follow(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+{
+	const struct ctl_pod *pp = s->primary_pod;
+
+	if (pp && pp->ip && ctl_inst_current(v, &pp->inst) &&
+	    ctl_inst_is_writable_primary(&pp->inst))
+		plan_follow(v, p, pp, NULL);
 	return true;
 }
 

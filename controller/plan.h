@@ -74,6 +74,13 @@ void plan_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_
 
 /* The pod is listed in the redis.io/fencedInstances annotation (or it says "*"). */
 bool plan_user_fenced(const struct ctl_view *v, const char *pod);
+/* Points every other instance (but skip, when set) that answers and does not follow pp
+ * yet at pp (optional "replicate" actions); pp must be the writable primary. */
+void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pp,
+                 const char *skip);
+/* Points the <name>-leader EndpointSlice at pod (NULL or deleting: no endpoint), ready
+ * unless its manager last said it is fenced (desired_leader_endpoints). */
+void plan_leader_endpoints(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pod);
 /* Patches the redis.io/role label of pod to role when it differs. When the primary
  * moves, the new primary's label goes first: the <name>-leader EndpointSlice then gains
  * it in its first update. Removing the old one's label first empties the slice, and the

@@ -93,6 +93,7 @@ static void children(struct ctl *c, struct gathered *g, const char *ns, const ch
 		{ CTL_CHILD_LEASE, CTL_INF_LEASES, "-primary" },
 		{ CTL_CHILD_OPERATOR_TLS, CTL_INF_SECRETS, DESIRED_OPERATOR_TLS },
 		{ CTL_CHILD_INSTANCE_TLS, CTL_INF_SECRETS, DESIRED_INSTANCE_TLS },
+		{ CTL_CHILD_LEADER_ENDPOINTS, CTL_INF_ENDPOINTSLICES, "-leader" },
 	};
 	char name[CTL_NAME_MAX + 1];
 

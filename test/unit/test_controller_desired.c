@@ -69,6 +69,9 @@ static json_t *everything(const struct api_redis_cluster *rc)
 	set_opt(all, "serviceLeader", desired_service(rc, DESIRED_SVC_LEADER));
 	set_opt(all, "serviceReplica", desired_service(rc, DESIRED_SVC_REPLICA));
 	set_opt(all, "serviceAny", desired_service(rc, DESIRED_SVC_ANY));
+	set_opt(all, "leaderEndpoints",
+	        desired_leader_endpoints(rc, "c-1", "uid-1", "10.1.2.3", true));
+	set_opt(all, "leaderEndpointsNone", desired_leader_endpoints(rc, NULL, NULL, NULL, false));
 	set_opt(all, "pdbPrimary", desired_pdb(rc, DESIRED_PDB_PRIMARY));
 	set_opt(all, "pdbReplica", desired_pdb(rc, DESIRED_PDB_REPLICA));
 	set_opt(all, "lease", desired_lease(rc));

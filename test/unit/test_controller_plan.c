@@ -208,6 +208,17 @@ static void add_children(struct world *w)
 	w->v.child[CTL_CHILD_LEASE] = desired_lease(rc);
 	w->v.child[CTL_CHILD_OPERATOR_TLS] = desired_operator_tls_secret(rc);
 	w->v.child[CTL_CHILD_INSTANCE_TLS] = desired_instance_tls_secret(rc);
+	/* the leader EndpointSlice as the controller left it: on the primary */
+	for (size_t k = 0; k < w->v.npods; k++) {
+		const struct ctl_pod *pod = &w->pods[k];
+
+		if (strcmp(pod->name, primary_name(w)) == 0)
+			w->v.child[CTL_CHILD_LEADER_ENDPOINTS] = desired_leader_endpoints(
+			        rc, pod->name, pod->uid, pod->ip, !pod->inst.fenced);
+	}
+	if (!w->v.child[CTL_CHILD_LEADER_ENDPOINTS])
+		w->v.child[CTL_CHILD_LEADER_ENDPOINTS] =
+		        desired_leader_endpoints(rc, NULL, NULL, NULL, false);
 }
 
 static void lease(struct world *w, const struct scenario *s)
@@ -407,8 +418,10 @@ static const struct scenario cases[] = {
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-3 | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-3:role=primary | patch:Pod:c-1:role=replica | "
-	          "event:FailoverCompleted",
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-3:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
+	          "event:FailoverCompleted | "
+	          "replicate:c-2? | event:ReplicaRepointed",
 	  .phase = "Failing over" },
 	{ .name = "one failed poll is never a failover",
 	  .status = ST_C1,
@@ -429,8 +442,10 @@ static const struct scenario cases[] = {
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-2 | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
-	          "event:FailoverCompleted" },
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
+	          "event:FailoverCompleted | "
+	          "replicate:c-3? | event:ReplicaRepointed" },
 	{ .name = "same history first: a higher offset in another history loses",
 	  .status = ST_C1,
 	  .pods = { { .serial = 1, .state = "parked", .crashed = true, .replid = "A" },
@@ -440,8 +455,10 @@ static const struct scenario cases[] = {
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-2 | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
-	          "event:FailoverCompleted" },
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
+	          "event:FailoverCompleted | "
+	          "replicate:c-3? | event:ReplicaRepointed" },
 	{ .name = "resume Fencing: a reachable old primary whose lease is not free is fenced first",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
 	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
@@ -450,7 +467,8 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "fence:c-1 | status:failover=Promoting | event:FailoverPromoting | "
 	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Fencing: unreachable old primary, lease not free: wait it out",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
@@ -466,7 +484,8 @@ static const struct scenario cases[] = {
 	  .lease = L_RELEASED,
 	  .want = "fence:c-1? | status:failover=Promoting | event:FailoverPromoting | "
 	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target already primary with the lease: only finish",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
@@ -476,7 +495,8 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .holder = "c-2",
 	  .want = "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target still a replica: promote again",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
@@ -484,7 +504,8 @@ static const struct scenario cases[] = {
 	  .pods = { { .serial = 1, .state = "parked", .crashed = true }, R2 },
 	  .lease = L_RELEASED,
 	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: old primary back, holding the lease: cancelled",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
@@ -498,7 +519,8 @@ static const struct scenario cases[] = {
 	  .pods = { { .serial = 1, .state = "parked", .offset = 1000, .no_lease = true }, R2 },
 	  .lease = L_EXPIRED,
 	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target gone: elect again",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Promoting\",\"from\":"
@@ -515,7 +537,8 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .holder = "c-2",
 	  .want = "status:currentPrimary,targetPrimary,failover=null | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | cluster | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | cluster | "
 	          "event:SwitchoverCompleted" },
 	{ .name = "resume Switchover: old primary still primary: ask it again",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Switchover\",\"from\":"
@@ -523,7 +546,8 @@ static const struct scenario cases[] = {
 	  .pods = { P1, R2 },
 	  .lease = L_HELD,
 	  .want = "switchover:c-1 | status:currentPrimary,targetPrimary,failover=null | "
-	          "patch:Pod:c-2:role=primary | patch:Pod:c-1:role=replica | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
 	          "event:SwitchoverCompleted" },
 	{ .name = "resume Switchover: failed half-way (old fenced, target replica): fail over",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Switchover\",\"from\":"
@@ -638,7 +662,8 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "status:failover=Switchover | event:SwitchoverStarted | switchover:c-1 | "
 	          "status:currentPrimary,targetPrimary,failover=null | "
-	          "patch:Pod:c-3:role=primary | patch:Pod:c-1:role=replica | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-3:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
 	          "event:SwitchoverCompleted",
 	  .phase = "Switching over" },
 	{ .name = "rolling update: supervised waits for approval",
@@ -702,7 +727,8 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "status:failover=Switchover | event:SwitchoverStarted | switchover:c-1 | "
 	          "status:currentPrimary,targetPrimary,failover=null | "
-	          "patch:Pod:c-3:role=primary | patch:Pod:c-1:role=replica | cluster | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-3:role=primary | "
+	          "patch:Pod:c-1:role=replica | cluster | "
 	          "event:SwitchoverCompleted" },
 	{ .name = "switchover to the primary itself: annotation dropped",
 	  .annotations = "{\"redis.io/switchover-to\":\"c-1\"}",
@@ -948,6 +974,41 @@ START_TEST(cluster_update_matters)
 }
 END_TEST
 
+/* The leader EndpointSlice follows the primary's fencing and deletion. */
+START_TEST(leader_endpoints)
+{
+	struct world w;
+	struct ctl_plan p;
+	struct ctl_pod *primary;
+	json_t *ready;
+
+	world_init(&w, &cases[1]); /* at rest: the slice is on the primary, ready */
+	primary = &w.pods[0];
+	ck_assert_str_eq(primary->name, primary_name(&w));
+	ctl_plan_init(&p);
+	plan_leader_endpoints(&w.v, &p, primary);
+	ck_assert_uint_eq(p.n, 0);
+	ctl_plan_release(&p);
+	primary->inst.fenced = true;
+	primary->inst.failures = 100; /* unreachable does not matter, fenced does */
+	ctl_plan_init(&p);
+	plan_leader_endpoints(&w.v, &p, primary);
+	ck_assert_uint_eq(p.n, 1);
+	ck_assert_int_eq(p.acts[0].kind, CTL_ACT_PATCH);
+	ready = jsonx_get(p.acts[0].obj, "endpoints[0].conditions.ready");
+	ck_assert(json_is_false(ready));
+	ctl_plan_release(&p);
+	primary->inst.fenced = false;
+	primary->deleting = true;
+	ctl_plan_init(&p);
+	plan_leader_endpoints(&w.v, &p, primary);
+	ck_assert_uint_eq(p.n, 1);
+	ck_assert_uint_eq(json_array_size(json_object_get(p.acts[0].obj, "endpoints")), 0);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
 /* Failed after spec.failedAfter of not being ready. */
 START_TEST(status_failed_after)
 {
@@ -1156,6 +1217,7 @@ static Suite *suite(void)
 	tcase_add_test(t, status_converges);
 	tcase_add_test(t, status_ready_needs_fresh_polls);
 	tcase_add_test(t, status_failed_after);
+	tcase_add_test(t, leader_endpoints);
 	tcase_add_loop_test(t, cluster_update_matters, 0, ARRAY_LEN(update_cases));
 	tcase_add_test(t, elect_rules);
 	tcase_add_loop_test(t, dangling_pvcs, 0, ARRAY_LEN(dangling_cases));

@@ -50,6 +50,12 @@ t_three() {
   [ "$($K -n $ns get pods -l redis.io/cluster=three,redis.io/role=primary -o name | wc -l)" = 1 ] || fail "primary labels"
   [ "$($K -n $ns get pods -l redis.io/cluster=three,redis.io/role=replica -o name | wc -l)" = 2 ] || fail "replica labels"
   owned $ns pdb three-primary && owned $ns pdb three-replica || return 1
+  # three-leader has no selector: its one EndpointSlice is the controller's, on the primary
+  [ -z "$($K -n $ns get service three-leader -o jsonpath='{.spec.selector}')" ] || fail "three-leader has a selector"
+  owned $ns endpointslice three-leader || return 1
+  [ "$($K -n $ns get endpointslices -l kubernetes.io/service-name=three-leader -o jsonpath='{.items[*].metadata.labels.endpointslice\.kubernetes\.io/managed-by}')" = redis-operator ] ||
+    fail "three-leader EndpointSlices: $($K -n $ns get endpointslices -l kubernetes.io/service-name=three-leader -o name)"
+  [ "$(leader_ip $ns three)" = "$(pod_ip $ns "$(primary $ns three)")" ] || fail "three-leader is not on the primary"
   [ "$($K -n $ns get pdb three-replica -o jsonpath='{.spec.minAvailable}')" = 1 ] || fail "replica PDB minAvailable"
   [ "$($K -n $ns get pod three-2 -o jsonpath='{.spec.securityContext.runAsNonRoot}/{.spec.containers[0].securityContext.readOnlyRootFilesystem}')" = true/true ] ||
     fail "pod security context"
