@@ -29,6 +29,7 @@ OP_RATE=${BENCH_RATE:-1000}
 
 op_cleanup() {
   local ns
+  [ -n "${OP_WPID:-}" ] && op_writer_stop # an interrupted run's writer (it holds the e2e lock)
   stop_controller main >/dev/null
   for ns in $(cat "$W/namespaces" 2>/dev/null); do $K delete namespace "$ns" --wait=false >/dev/null 2>&1; done
   poll 60 no_pods_left
@@ -73,7 +74,7 @@ op_writer_start() { # DIR NS NAME
     >"$1/writer.out" 2>"$1/writer.err" &
   OP_WPID=$!
 }
-op_writer_stop() { kill -TERM "$OP_WPID" 2>/dev/null; wait "$OP_WPID" 2>/dev/null; }
+op_writer_stop() { kill -TERM "$OP_WPID" 2>/dev/null; wait "$OP_WPID" 2>/dev/null; OP_WPID=; }
 acked_on() { tail -n 3 "$1" 2>/dev/null | grep -q "\"server\":\"$2\".*\"result\":\"acked\""; }
 acked_elsewhere() { tail -n 3 "$1" 2>/dev/null | grep '"result":"acked"' | grep -vq "\"server\":\"$2\""; }
 acked_any() { tail -n 3 "$1" 2>/dev/null | grep -q '"result":"acked"'; }

@@ -16,7 +16,7 @@
 # replica (acked writes lost, split-brain instants), and the topology is restored (the
 # killed server restarts as a replica) before the next run.
 #
-# Environment: CHAOS_WRITER (required: the binary), BENCH_OUT (build/bench), BENCH_RUNS (5
+# Environment: CHAOS_WRITER (required: the binary), BENCH_OUT (build/bench), BENCH_RUNS (20
 # kill runs per scenario), BENCH_FAILOVER_RUNS (100), BENCH_SCENARIOS ("sentinel cluster
 # failover"), BENCH_PORT_BASE (26500: uses base..base+40 and the cluster bus ports +10000),
 # BENCH_RATE (1000 writes/s), BENCH_CLUSTER_SETTLE (5 s between cluster runs), PEER_ENGINE
@@ -26,7 +26,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 : "${CHAOS_WRITER:?set CHAOS_WRITER to the chaos-writer binary (make bench-peers does)}"
 BENCH_OUT=${BENCH_OUT:-build/bench}
-RUNS=${BENCH_RUNS:-5}
+RUNS=${BENCH_RUNS:-20}
 FO_RUNS=${BENCH_FAILOVER_RUNS:-100}
 SCENARIOS=${BENCH_SCENARIOS:-sentinel cluster failover}
 BASE=${BENCH_PORT_BASE:-26500}
