@@ -18,7 +18,8 @@
 #
 # Environment: CHAOS_WRITER (required: the binary), BENCH_OUT (build/bench), BENCH_RUNS (20
 # kill runs per scenario), BENCH_FAILOVER_RUNS (100), BENCH_SCENARIOS ("sentinel cluster
-# failover"), BENCH_PORT_BASE (26500: uses base..base+40 and the cluster bus ports +10000),
+# failover"), BENCH_PORT_BASE (16500: uses base..base+40 and the cluster bus ports +10000, all below the
+# ephemeral range 32768-60999, where a bus port could be taken by any outgoing connection),
 # BENCH_RATE (1000 writes/s), BENCH_CLUSTER_SETTLE (5 s between cluster runs), PEER_ENGINE
 # (redis|valkey), BENCH_KEEP=1 keeps the work dir.
 # Writes $BENCH_OUT/peers.json; prints a table. Exit 1 if a verify failed or a scenario broke.
@@ -29,7 +30,7 @@ BENCH_OUT=${BENCH_OUT:-build/bench}
 RUNS=${BENCH_RUNS:-20}
 FO_RUNS=${BENCH_FAILOVER_RUNS:-100}
 SCENARIOS=${BENCH_SCENARIOS:-sentinel cluster failover}
-BASE=${BENCH_PORT_BASE:-26500}
+BASE=${BENCH_PORT_BASE:-16500}
 export PEER_RATE=${BENCH_RATE:-1000}
 mkdir -p "$BENCH_OUT"; export PEER_WORK=$(cd "$BENCH_OUT" && pwd)/peers-work
 . test/bench/peers-lib.sh
