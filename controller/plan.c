@@ -589,7 +589,16 @@ void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_
 		const struct ctl_pod *pod = &v->pods[i];
 
 		if (pod == pp || (skip && strcmp(pod->name, skip) == 0) || pod->deleting ||
-		    !pod->ip || !ctl_inst_current(v, &pod->inst) || !pod->inst.server_up ||
+		    !pod->ip)
+			continue;
+		if (ctl_inst_ok(&pod->inst) && !ctl_inst_current(v, &pod->inst)) {
+			/* it answered, but before the last role change: look again after the
+			 * poll that change asked for (a poll queues nothing when the answer
+			 * itself did not change) */
+			ctl_plan_requeue(p, REQUEUE_FAST_MS);
+			continue;
+		}
+		if (!ctl_inst_current(v, &pod->inst) || !pod->inst.server_up ||
 		    plan_user_fenced(v, pod->name))
 			continue;
 		if (follows(pod, pp)) {

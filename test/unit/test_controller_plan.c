@@ -1009,6 +1009,33 @@ START_TEST(leader_endpoints)
 }
 END_TEST
 
+/* A replica whose last answer predates the last role change is looked at again soon:
+ * the poll after the change queues nothing when that answer did not change. */
+START_TEST(follow_waits_for_a_current_answer)
+{
+	struct world w;
+	struct ctl_plan p;
+
+	world_init(&w, &cases[1]); /* at rest: c-1 primary, c-2 and c-3 follow it */
+	w.pods[2].inst.last_ok_mono = w.v.roles_epoch_mono - 1;
+	snprintf(w.pods[2].inst.master_host, sizeof(w.pods[2].inst.master_host), "10.9.9.9");
+	ctl_plan_init(&p);
+	plan_follow(&w.v, &p, &w.pods[0], NULL);
+	ck_assert_uint_eq(p.n, 0); /* not repointed on an old answer */
+	ck_assert_int_gt(p.requeue_ms, 0);
+	ck_assert_int_le(p.requeue_ms, 1000);
+	ctl_plan_release(&p);
+	w.pods[2].inst.last_ok_mono = w.v.roles_epoch_mono + 1; /* the poll came */
+	ctl_plan_init(&p);
+	plan_follow(&w.v, &p, &w.pods[0], NULL);
+	ck_assert_uint_ge(p.n, 1);
+	ck_assert_int_eq(p.acts[0].kind, CTL_ACT_INSTANCE);
+	ck_assert_str_eq(p.acts[0].name, w.pods[2].name);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
 /* Failed after spec.failedAfter of not being ready. */
 START_TEST(status_failed_after)
 {
@@ -1218,6 +1245,7 @@ static Suite *suite(void)
 	tcase_add_test(t, status_ready_needs_fresh_polls);
 	tcase_add_test(t, status_failed_after);
 	tcase_add_test(t, leader_endpoints);
+	tcase_add_test(t, follow_waits_for_a_current_answer);
 	tcase_add_loop_test(t, cluster_update_matters, 0, ARRAY_LEN(update_cases));
 	tcase_add_test(t, elect_rules);
 	tcase_add_loop_test(t, dangling_pvcs, 0, ARRAY_LEN(dangling_cases));
