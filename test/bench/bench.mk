@@ -5,14 +5,15 @@
 #   make BUILD=build/x bench-footprint  test/bench/footprint.sh → $(BUILD)/bench/footprint.json
 #                                       (the controller with 0, 100, 1,000 clusters on a light
 #                                       node agent; BENCH_FOOTPRINT_*), merged, docs regenerated
-#   make BUILD=build/x bench-docs       docs/benchmarks.md + PNGs from $(BUILD)/bench/results.json
+#   make BUILD=build/x bench-docs       docs/benchmarks.md (+ benchmarks.json, PNGs) from $(BUILD)/bench/results.json
+#   make bench-plots                    the PNGs again from docs/benchmarks.json (they are not committed)
 #   make BUILD=build/x chaos            test/chaos/scenarios.sh, CHAOS_RUNS (3) runs each
 # BENCH_RUNS, BENCH_SWITCHOVER_RUNS, BENCH_CONTROLLER_N pass through the environment.
 
 CHAOS_RUNS ?= 3
 BENCH_TOOLS := $(BUILD)/chaos-writer $(BUILD)/redis-operator $(BUILD)/nodeagent $(BUILD)/controller-it-writer
 
-.PHONY: bench-operator bench-footprint bench-docs chaos
+.PHONY: bench-operator bench-footprint bench-docs bench-plots chaos
 bench-operator: $(BENCH_TOOLS)
 	@BUILD=$(BUILD) BENCH_OUT=$(BUILD)/bench CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) bash test/bench/operator.sh
 	@bash test/bench/docs.sh $(BUILD)/bench/results.json docs/benchmarks.md
@@ -23,6 +24,10 @@ bench-footprint: $(BUILD)/redis-operator $(BUILD)/nodeagent $(BUILD)/chaos-write
 	@CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) BENCH_OUT=$(BUILD)/bench bash test/bench/results.sh >/dev/null
 	@bash test/bench/ratios.sh $(BUILD)/bench >/dev/null
 	@bash test/bench/docs.sh $(BUILD)/bench/results.json docs/benchmarks.md
+
+# The PNGs of docs/benchmarks.md from the committed docs/benchmarks.json (not committed).
+bench-plots:
+	@bash test/bench/plot.sh docs/benchmarks.json docs
 
 bench-docs:
 	@CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) BENCH_OUT=$(BUILD)/bench bash test/bench/results.sh >/dev/null

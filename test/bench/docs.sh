@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # test/bench/docs.sh [RESULTS.json] [OUT.md]: generates docs/benchmarks.md (tables, machine,
 # versions, number of runs, the commands to reproduce) from the merged results
-# (test/bench/results.sh + ratios.sh), and the PNGs next to it (test/bench/plot.sh).
+# (test/bench/results.sh + ratios.sh), a copy of those results beside it (benchmarks.json,
+# committed: the figures behind the page) and the PNGs (test/bench/plot.sh; drawn, never
+# committed: `make bench-plots` draws them again from benchmarks.json on any clone).
 # Needs jq and gnuplot. Every figure comes from the JSON; a missing one reads "n/a".
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,6 +11,7 @@ r=${1:-build/bench/results.json}
 md=${2:-docs/benchmarks.md}
 [ -s "$r" ] || { echo "docs: no $r" >&2; exit 2; }
 bash test/bench/plot.sh "$r" "$(dirname "$md")" >/dev/null || exit 2
+[ "$r" -ef "${md%.md}.json" ] || cp "$r" "${md%.md}.json"
 q() { jq -r "$1" "$r"; }
 # JQ helpers: f(x) a number or "n/a"; row(label; obj) a markdown row of a stats object
 H='def f(x): if (x | type) == "number" then (x * 10 | round / 10 | tostring) else "n/a" end;
@@ -26,6 +29,9 @@ local environment (`test/env`: a real API server and controller manager, data po
 processes by the test node agent, a host controller).
 
 EOF
+  echo "Plots are drawn, not committed: \`make bench-plots\` (gnuplot) draws them from"
+  echo "\`$(basename "${md%.md}.json")\`, the results this page was generated from."
+  echo
   echo "## Machine"
   echo
   q '"- \(.machine.nproc) CPUs, \(.machine.cpu_model), kernel \(.machine.kernel)",
