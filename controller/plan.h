@@ -82,12 +82,9 @@ void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_
  * unless its manager last said it is fenced (desired_leader_endpoints). */
 void plan_leader_endpoints(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pod);
 /* Patches the redis.io/role label of pod to role when it differs. When the primary
- * moves, the new primary's label goes first: the <name>-leader EndpointSlice then gains
- * it in its first update. Removing the old one's label first empties the slice, and the
- * EndpointSlice controller, syncing the same Service again before its cache has its own
- * last write, backs off a whole second (seen as 1.4 s instead of 0.45 s failovers). The
- * old primary is fenced by then: for that moment the Service may list it, it takes no
- * writes. */
+ * moves, the new primary's label goes first, so that some pod always carries
+ * role=primary (the primary PDB, users' own selectors). The <name>-leader Service does
+ * not follow the labels: see desired_leader_endpoints. */
 void plan_label(struct ctl_plan *p, const struct ctl_pod *pod, const char *role);
 /* The failover object for the status (a new reference). */
 json_t *plan_failover_json(const char *phase, const char *from, const char *to, const char *reason,
