@@ -152,6 +152,10 @@ uint64_t inst_creds_stamp(const struct inst_settings *s);
 uint64_t inst_tls_stamp(const struct inst_settings *s);
 /* cur takes fresh's passwords; the "all" sets keep cur's old ones. fresh is consumed. */
 void inst_creds_merge(struct inst_creds *cur, struct inst_creds *fresh);
+/* Re-read the files if their stamp moved since cur was loaded and merge them into cur:
+ * 1 when cur took new passwords, 0 when nothing changed, <0 when they changed but cannot
+ * be read (cur keeps its passwords; the next change of the files retries). */
+int inst_creds_refresh(const struct inst_settings *s, struct inst_creds *cur, struct err *e);
 void inst_creds_drop_old(struct inst_creds *c);
 /* The password set of a spec user (every valid one), or NULL when it has no files. */
 const struct inst_pwset *inst_creds_user(const struct inst_creds *c, const char *name);

@@ -222,6 +222,24 @@ void inst_creds_merge(struct inst_creds *cur, struct inst_creds *fresh)
 	memset(fresh, 0, sizeof(*fresh));
 }
 
+int inst_creds_refresh(const struct inst_settings *s, struct inst_creds *cur, struct err *e)
+{
+	uint64_t stamp = inst_creds_stamp(s);
+	struct inst_creds fresh = { 0 };
+	int rc;
+
+	if (stamp == cur->stamp)
+		return 0;
+	if ((rc = inst_creds_load(s, &fresh, e)) != 0) {
+		/* The stamp taken before reading: a file caught half-written (truncated, not
+		 * yet filled) changes again once complete, and that change must retry. */
+		cur->stamp = stamp;
+		return rc;
+	}
+	inst_creds_merge(cur, &fresh);
+	return 1;
+}
+
 void inst_creds_drop_old(struct inst_creds *c)
 {
 	c->default_all = c->default_cur;

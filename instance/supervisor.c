@@ -544,19 +544,15 @@ static void tls_step(struct inst *in)
 
 static void secrets_step(struct inst *in)
 {
-	struct inst_creds fresh;
 	struct err e = { 0 };
+	int rc;
 
 	in->secrets_at = now_ms() + in->set.secret_poll_ms;
-	if (inst_creds_stamp(&in->set) == in->creds.stamp)
-		return;
-	if (inst_creds_load(&in->set, &fresh, &e) < 0) {
+	if ((rc = inst_creds_refresh(&in->set, &in->creds, &e)) < 0)
 		log_warn("supervisor", "secret files changed but cannot be read", "error", e.msg,
 		         (char *)NULL);
-		in->creds.stamp = inst_creds_stamp(&in->set); /* retry on the next change */
+	if (rc <= 0)
 		return;
-	}
-	inst_creds_merge(&in->creds, &fresh);
 	log_info("supervisor", "secret files changed: passwords added", "pod", in->set.pod_name,
 	         (char *)NULL);
 	if (in->server_pid > 0 && inst_apply_live(in, &in->desired, NULL, &e) < 0)

@@ -211,22 +211,25 @@ password_rotation() { # PRIMARY REPLICA…
   for n in "$p" "$@"; do
     poll 10 eq PONG ucli "$n" default default-pw-2 PING || { echo "$n: new default pw"; return 1; }
     [ "$(ucli "$n" default "$DEFPW" PING)" = PONG ] || { echo "$n: old pw dropped too early"; return 1; }
-    poll 10 eq PONG ucli "$n" redis-operator operator-pw-2 PING || return 1
+    poll 10 eq PONG ucli "$n" redis-operator operator-pw-2 PING || { echo "$n: new operator pw"; return 1; }
   done
   OPPW=operator-pw-2
-  for n in "$@"; do is "$n" .replication.link up || return 1; done
-  for n in "$p" "$@"; do post_ok "$n" config '{"users":[{"name":"app","rules":["~app:*","+@all"]}],"dropOldPasswords":true}' || return 1; done
+  for n in "$@"; do is "$n" .replication.link up || { echo "$n: link down after adding"; st "$n"; return 1; }; done
+  for n in "$p" "$@"; do
+    post_ok "$n" config '{"users":[{"name":"app","rules":["~app:*","+@all"]}],"dropOldPasswords":true}' ||
+      { echo "$n: config: $(cat "$W/post.out")"; return 1; }
+  done
   for n in "$p" "$@"; do
     poll 5 old_refused "$n" "$DEFPW" || { echo "$n: old pw still valid"; rcli "$n" ACL LIST; return 1; }
-    [ "$(ucli "$n" default default-pw-2 PING)" = PONG ] || return 1
+    [ "$(ucli "$n" default default-pw-2 PING)" = PONG ] || { echo "$n: new pw refused after drop"; return 1; }
   done
   DEFPW=default-pw-2
-  for n in "$@"; do is "$n" .replication.link up || return 1; done
+  for n in "$@"; do is "$n" .replication.link up || { echo "$n: link down after dropping"; st "$n"; return 1; }; done
   [ "$(info_field "$p" stats sync_full)" = "$full" ] &&
     [ "$(info_field "$p" replication connected_slaves)" = "$slaves" ] || { echo "replication re-synced"; return 1; }
   # a replica reconnecting now authenticates with the new operator password
   rcli "$1" CLIENT KILL TYPE replica >/dev/null
-  poll 10 is "$2" .replication.link up
+  poll 10 is "$2" .replication.link up || { echo "$2: no reconnect with the new operator pw"; st "$2"; return 1; }
 }
 
 bad_inputs() { # PRIMARY REPLICA
