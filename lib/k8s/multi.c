@@ -13,6 +13,12 @@
  * per round, and it starved the poller at 3,000 pods. The epoll set lives as long as the
  * k8s_multi, like the connections whose sockets it holds.
  *
+ * curl's DNS cache is off (CURLOPT_DNS_CACHE_TIMEOUT 0): the poller's URLs are pod IPs,
+ * which need no lookup, and with the cache on curl walks every entry of it on each
+ * transfer to prune old ones (one entry per pod address: O(n^2) per round; measured with
+ * libcurl 7.88, 6,000 transfers to distinct addresses: 0.94 CPU-s per round with the
+ * cache, 0.28 without). Entries for addresses that pods no longer have would also stay.
+ *
  * The bearer token is kept in a header list whose bytes are wiped before it is freed.
  */
 #include "multi.h"
@@ -231,6 +237,7 @@ static void setup(const struct k8s_multi *m, CURL *h, const char *url,
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, m->headers);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, m->o.timeout_ms);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, m->o.connect_timeout_ms);
+	curl_easy_setopt(h, CURLOPT_DNS_CACHE_TIMEOUT, 0L); /* see the header comment */
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
