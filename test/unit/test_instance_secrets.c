@@ -87,7 +87,7 @@ START_TEST(a_half_written_file_is_retried_once_complete)
 	put(opauth, ""); /* truncated by the writer, not yet filled */
 	ck_assert_int_lt(inst_creds_refresh(&set, &c, &e), 0);
 	ck_assert_ptr_nonnull(strstr(e.msg, "opauth/password: empty password"));
-	ck_assert_str_eq(c.operator_pw, "operator-1"); /* kept */
+	ck_assert_str_eq(c.operator_pw, "operator-1");         /* kept */
 	ck_assert_int_eq(inst_creds_refresh(&set, &c, &e), 0); /* no new change yet */
 	put(opauth, "operator-2");
 	ck_assert_int_eq(inst_creds_refresh(&set, &c, &e), 1);
