@@ -16,8 +16,9 @@
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
 
-#define REQUEUE_FAST_MS 500
-#define REQUEUE_SLOW_MS 5000
+#define REQUEUE_FAST_MS     500
+#define REQUEUE_SLOW_MS     5000
+#define ANSWER_REFRESHED_MS 10000 /* a poll answer younger than this is being refreshed */
 
 /* --- helpers shared with failover.c ---------------------------------------------------- */
 
@@ -591,13 +592,6 @@ void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_
 		if (pod == pp || (skip && strcmp(pod->name, skip) == 0) || pod->deleting ||
 		    !pod->ip)
 			continue;
-		if (ctl_inst_ok(&pod->inst) && !ctl_inst_current(v, &pod->inst)) {
-			/* it answered, but before the last role change: look again after the
-			 * poll that change asked for (a poll queues nothing when the answer
-			 * itself did not change) */
-			ctl_plan_requeue(p, REQUEUE_FAST_MS);
-			continue;
-		}
 		if (!ctl_inst_current(v, &pod->inst) || !pod->inst.server_up ||
 		    plan_user_fenced(v, pod->name))
 			continue;
@@ -934,6 +928,26 @@ static bool (*const steps[])(const struct ctl_view *, struct plan_state *, struc
 	step_connection,
 };
 
+/*
+ * A pod answered, but before the last role change: the steps do not use that answer for
+ * role decisions (ctl_inst_current), and the poll that replaces it queues nothing when
+ * the answer itself did not change. So look again after that poll, or the step that
+ * skipped it (a replica to repoint, the new primary to follow, a split brain to fence)
+ * waits for the resync. Only for answers younger than ANSWER_REFRESHED_MS: an older one
+ * is not being refreshed (the poller skips a cluster without TLS material and queues it
+ * itself), and looking again every REQUEUE_FAST_MS would change nothing.
+ */
+static void wait_for_current_answers(const struct ctl_view *v, struct ctl_plan *p)
+{
+	for (size_t i = 0; i < v->npods; i++) {
+		const struct ctl_inst *in = &v->pods[i].inst;
+
+		if (ctl_inst_ok(in) && !ctl_inst_current(v, in) &&
+		    v->now_mono_ms - in->last_ok_mono < ANSWER_REFRESHED_MS)
+			ctl_plan_requeue(p, REQUEUE_FAST_MS);
+	}
+}
+
 void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p)
 {
 	struct plan_state s = { 0 };
@@ -945,6 +959,7 @@ void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p)
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 		if (!steps[i](v, &s, p))
 			break;
+	wait_for_current_answers(v, p);
 	p->phase = s.phase;
 	s.dangling = plan_dangling_pvcs(v, &s, p);
 	status = ctl_status_build(v, &s);
