@@ -2,7 +2,10 @@
  * apply: executes a plan (plan.h) against the API server and the instance managers.
  *
  * Actions run in order; a failed non-optional action stops the rest (they assumed it),
- * and the reconcile is retried with backoff. Before every write the leader flag is
+ * and the reconcile is retried with backoff. A failed optional action does not stop the
+ * rest, but the reconcile is retried with backoff all the same: nothing else may change
+ * to bring the cluster back here (a replica whose repointing was refused answers the
+ * same on every poll, which queues nothing), and the resync is 30 s away. Before every write the leader flag is
  * checked: a controller that lost its Lease sends nothing more, even mid-plan.
  * Creating something that already exists counts as done (the cache was behind), and so
  * does deleting something already gone. The plan's status is patched last, best effort.
@@ -229,7 +232,7 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
 {
 	struct err e = { 0 };
 	int64_t fo_ms = 0;
-	int rc = 0;
+	int rc = 0, optional_rc = 0;
 
 	for (size_t i = 0; i < p->n && !rc; i++) {
 		const struct ctl_action *a = &p->acts[i];
@@ -254,6 +257,8 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
 			rc = a->busy_retry_ms > 0 && (arc == -EBUSY || arc == -EAGAIN)
 			             ? (int)a->busy_retry_ms
 			             : arc;
+		else if (!optional_rc)
+			optional_rc = arc;
 	}
 	if (p->status && atomic_load(&c->leading)) {
 		err_clear(&e);
@@ -261,5 +266,5 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
 			log_warn("apply", "status update failed", "ns", v->ns, "name", v->name,
 			         "error", e.msg, (char *)NULL);
 	}
-	return rc;
+	return rc ? rc : optional_rc;
 }

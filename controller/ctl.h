@@ -154,7 +154,8 @@ int ctl_reconcile(struct ctl *c, const char *key);
 /* Runs the plan's actions in order, then its status. 0; the errno of the first failed
  * non-optional action (or -ECANCELED when leadership was lost); or, when that action
  * was refused with "not yet" (409/503) and has busy_retry_ms, that delay (> 0): the
- * plan waits for something, it did not fail. */
+ * plan waits for something, it did not fail. When only optional actions failed, every
+ * action ran and the errno of the first of them is returned (retry with backoff). */
 int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p);
 
 /* --- instclient.c --------------------------------------------------------------------- */
