@@ -95,6 +95,16 @@ op_verify() {
 }
 field() { sed -n "s/.*\\b$2=\\([^ ]*\\).*/\\1/p" <<<"$1"; }
 
+# KEEP=1: POD's /v1/status every 500 ms for 60 s, a line each (ms, JSON), to read why a
+# pod rejoined late (trace_status FILE NS POD).
+trace_status() {
+  local i ip; ip=$(pod_ip "$2" "$3")
+  for i in $(seq 120); do
+    echo "$(ms) $(curl -sk --max-time 1 "https://$ip:8000/v1/status" | jq -c . 2>/dev/null)" >>"$1"
+    sleep 0.5
+  done
+}
+
 # op_fault_run DIR NS NAME FAULT [RESTORE] [WAITFOR]: the writer writes through the leader;
 # once acknowledged on the primary, the fault time is recorded and FAULT (a function given
 # NS NAME PRIMARY-POD) runs; we wait for acknowledged writes on another server (WAITFOR
@@ -117,6 +127,8 @@ op_fault_run() {
     poll 90 acked_elsewhere "$dir/writer.log" "$oldaddr"
   fi || { [ -n "$restore" ] && "$restore" "$ns" "$name" "$old"; op_writer_stop; echo "no acks after the fault" | tee "$dir/why" >&2; return 1; }
   [ -n "$restore" ] && "$restore" "$ns" "$name" "$old"
+  [ "${KEEP:-0}" = 1 ] && { echo "$(ms) restored" >"$dir/old-primary.status"
+    trace_status "$dir/old-primary.status" "$ns" "$old" & }
   # a failover must show in the status (another currentPrimary) before Ready counts
   if [ "$waitfor" = elsewhere ]; then
     poll 180 eval 'ready "$ns" "$name" && [ "$(primary "$ns" "$name")" != "$old" ]'
