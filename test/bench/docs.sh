@@ -36,7 +36,7 @@ EOF
   echo
   q '"- \(.machine.nproc) CPUs, \(.machine.cpu_model), kernel \(.machine.kernel)",
      "- redis-server \(.machine.redis_server), valkey-server \(.machine.valkey_server); peers run on \(.peer_engine // "n/a")",
-     "- measured at \(.machine.measured_at)"'
+     "- results merged at \(.machine.measured_at) (each benchmark keeps the figures of its own last run: `make bench-operator`, `bench-peers` and `bench-footprint` run apart)"'
   echo
   echo "## Failover RTO (ms): fault → acknowledged writes again"
   echo
