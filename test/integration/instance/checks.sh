@@ -203,6 +203,10 @@ old_refused() { ucli "$1" default "$2" PING 2>&1 | grep -q WRONGPASS; }
 
 password_rotation() { # PRIMARY REPLICA…
   local p=$1 n full slaves; shift
+  # the baseline is taken once every replica is linked: live_config restarted one, which
+  # may still be connecting or in its full sync (a later sync_full would read as ours)
+  poll 20 eq "$#" info_field "$p" replication connected_slaves || { echo "replicas not all connected"; return 1; }
+  for n in "$@"; do poll 20 is "$n" .replication.link up || { echo "$n: link not up before"; return 1; }; done
   full=$(info_field "$p" stats sync_full)
   slaves=$(info_field "$p" replication connected_slaves)
   for n in "$p" "$@"; do
@@ -225,8 +229,10 @@ password_rotation() { # PRIMARY REPLICA…
   done
   DEFPW=default-pw-2
   for n in "$@"; do is "$n" .replication.link up || { echo "$n: link down after dropping"; st "$n"; return 1; }; done
-  [ "$(info_field "$p" stats sync_full)" = "$full" ] &&
-    [ "$(info_field "$p" replication connected_slaves)" = "$slaves" ] || { echo "replication re-synced"; return 1; }
+  local full2 slaves2
+  full2=$(info_field "$p" stats sync_full); slaves2=$(info_field "$p" replication connected_slaves)
+  [ "$full2" = "$full" ] && [ "$slaves2" = "$slaves" ] ||
+    { echo "replication re-synced: sync_full $full -> $full2, connected_slaves $slaves -> $slaves2"; return 1; }
   # a replica reconnecting now authenticates with the new operator password
   rcli "$1" CLIENT KILL TYPE replica >/dev/null
   poll 10 is "$2" .replication.link up || { echo "$2: no reconnect with the new operator pw"; st "$2"; return 1; }
@@ -366,7 +372,8 @@ bench_suite() { # CLUSTER
   mkcluster "$c" redis 2 >/dev/null; set_primary "$c" "$c-1" >/dev/null
   mkpod "$c-1" "$c" >/dev/null; start_mgr "$c-1" "$c"; poll 20 ready "$c-1"
   mkpod "$c-2" "$c" >/dev/null; start_mgr "$c-2" "$c"
-  poll 20 ready "$c-1" && poll 20 ready "$c-2" || { check_fail "bench cluster not ready"; return; }
+  poll 20 ready "$c-1" && poll 20 ready "$c-2" ||
+    { check_fail "bench cluster not ready: $c-1 $(st "$c-1" | head -c 600); $c-2 $(st "$c-2" | head -c 600)"; return; }
   sleep 2
   echo "info instance: idle RSS of the manager: $(grep VmRSS "/proc/$(mgr_pid "$c-1")/status" | awk '{print $2, $3}')"
   lat=$(python3 - "$(port "$c-1" 2)" <<'PY'
