@@ -5,8 +5,9 @@
  * and the reconcile is retried with backoff. A failed optional action does not stop the
  * rest, but the reconcile is retried with backoff all the same: nothing else may change
  * to bring the cluster back here (a replica whose repointing was refused answers the
- * same on every poll, which queues nothing), and the resync is 30 s away. Before every write the leader flag is
- * checked: a controller that lost its Lease sends nothing more, even mid-plan.
+ * same on every poll, which queues nothing), and the resync is 30 s away. Before every
+ * write the leader flag is checked: a controller that lost its Lease sends nothing more,
+ * even mid-plan.
  * Creating something that already exists counts as done (the cache was behind), and so
  * does deleting something already gone. The plan's status is patched last, best effort.
  *

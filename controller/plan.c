@@ -590,9 +590,7 @@ void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_
 		const struct ctl_pod *pod = &v->pods[i];
 
 		if (pod == pp || (skip && strcmp(pod->name, skip) == 0) || pod->deleting ||
-		    !pod->ip)
-			continue;
-		if (!ctl_inst_current(v, &pod->inst) || !pod->inst.server_up ||
+		    !pod->ip || !ctl_inst_current(v, &pod->inst) || !pod->inst.server_up ||
 		    plan_user_fenced(v, pod->name))
 			continue;
 		if (follows(pod, pp)) {

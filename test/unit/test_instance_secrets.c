@@ -16,6 +16,7 @@
 
 static char root[256], auth[300], opauth[300], users[300];
 static struct inst_settings set;
+static struct inst_creds c; /* loaded from the files setup() writes */
 
 static void put(const char *dir, const char *text)
 {
@@ -42,31 +43,28 @@ static void setup(void)
 	set.users_dir = users; /* absent: no spec users */
 	put(auth, "default-1\n");
 	put(opauth, "operator-1");
+	ck_assert_int_eq(inst_creds_load(&set, &c, NULL), 0);
+	ck_assert_str_eq(c.operator_pw, "operator-1");
 }
 
 static void teardown(void)
 {
+	inst_creds_release(&c);
 	tu_rmtree(root);
 }
 
 START_TEST(unchanged_files_are_not_reread)
 {
-	struct inst_creds c;
 	struct err e = { 0 };
 
-	ck_assert_int_eq(inst_creds_load(&set, &c, &e), 0);
-	ck_assert_str_eq(c.operator_pw, "operator-1");
 	ck_assert_int_eq(inst_creds_refresh(&set, &c, &e), 0);
-	inst_creds_release(&c);
 }
 END_TEST
 
 START_TEST(rotation_keeps_the_old_password_until_dropped)
 {
-	struct inst_creds c;
 	struct err e = { 0 };
 
-	ck_assert_int_eq(inst_creds_load(&set, &c, &e), 0);
 	put(opauth, "operator-2");
 	ck_assert_int_eq(inst_creds_refresh(&set, &c, &e), 1);
 	ck_assert_str_eq(c.operator_pw, "operator-2");
@@ -74,16 +72,13 @@ START_TEST(rotation_keeps_the_old_password_until_dropped)
 	ck_assert_uint_eq(c.operator_all.n, 2);
 	inst_creds_drop_old(&c);
 	ck_assert_uint_eq(c.operator_all.n, 1);
-	inst_creds_release(&c);
 }
 END_TEST
 
 START_TEST(a_half_written_file_is_retried_once_complete)
 {
-	struct inst_creds c;
 	struct err e = { 0 };
 
-	ck_assert_int_eq(inst_creds_load(&set, &c, &e), 0);
 	put(opauth, ""); /* truncated by the writer, not yet filled */
 	ck_assert_int_lt(inst_creds_refresh(&set, &c, &e), 0);
 	ck_assert_ptr_nonnull(strstr(e.msg, "opauth/password: empty password"));
@@ -92,7 +87,6 @@ START_TEST(a_half_written_file_is_retried_once_complete)
 	put(opauth, "operator-2");
 	ck_assert_int_eq(inst_creds_refresh(&set, &c, &e), 1);
 	ck_assert_str_eq(c.operator_pw, "operator-2");
-	inst_creds_release(&c);
 }
 END_TEST
 
