@@ -73,7 +73,7 @@ int inst_lease_init(struct inst *in, struct err *e)
 	in->lease = k8s_lease_new(in->lease_kube, &lo, e);
 	in->fence_conn = inst_conn_new(in, NULL, 0, INST_CMD_TIMEOUT_MS);
 	pthread_mutex_init(&in->lease_mu, NULL);
-	pthread_cond_init(&in->lease_cv, NULL);
+	clock_cond_init(&in->lease_cv); /* the watchdog's deadline: monotonic */
 	return in->lease ? 0 : (e ? e->code : -EINVAL);
 }
 
@@ -90,7 +90,7 @@ void inst_lease_observe_step(struct inst *in)
 	if (!in->lease || in->lease_running || now < in->lease_observe_at)
 		return;
 	in->lease_observe_at = now + in->spec.renew_period_ms;
-	if (k8s_lease_observe(in->lease, now, &e) < 0)
+	if (k8s_lease_observe(in->lease, &e) < 0)
 		log_debug("lease", "cannot read the primary lease", "lease", in->lease_name,
 		          "error", e.msg, (char *)NULL);
 }
@@ -103,17 +103,11 @@ bool inst_lease_held(struct inst *in)
 /* Sleeps until mono ms `until` or a stop request; returns false when stopping. */
 static bool nap_until(struct inst *in, int64_t until)
 {
-	struct timespec ts;
 	bool go;
 
 	pthread_mutex_lock(&in->lease_mu);
-	while (!in->lease_stop && clock_mono_ms() < until) {
-		int64_t wall = clock_wall_ms() + (until - clock_mono_ms());
-
-		ts.tv_sec = wall / 1000;
-		ts.tv_nsec = (wall % 1000) * 1000000;
-		pthread_cond_timedwait(&in->lease_cv, &in->lease_mu, &ts);
-	}
+	while (!in->lease_stop && clock_mono_ms() < until)
+		clock_cond_wait_until(&in->lease_cv, &in->lease_mu, until);
 	go = !in->lease_stop;
 	pthread_mutex_unlock(&in->lease_mu);
 	return go;

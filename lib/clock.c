@@ -51,6 +51,27 @@ void clock_manual_advance(struct clock *c, int64_t ms)
 	c->manual_ms += ms;
 }
 
+void clock_cond_init(pthread_cond_t *c)
+{
+	pthread_condattr_t a;
+
+	pthread_condattr_init(&a);
+	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+	pthread_cond_init(c, &a);
+	pthread_condattr_destroy(&a);
+}
+
+int clock_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *mu, int64_t until_mono_ms)
+{
+	struct timespec ts;
+
+	if (until_mono_ms < 0)
+		until_mono_ms = 0;
+	ts.tv_sec = (time_t)(until_mono_ms / 1000);
+	ts.tv_nsec = (long)(until_mono_ms % 1000) * 1000000;
+	return pthread_cond_timedwait(c, mu, &ts);
+}
+
 void clock_format_rfc3339(int64_t wall_ms, char out[32])
 {
 	time_t secs = (time_t)(wall_ms / 1000);

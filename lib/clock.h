@@ -8,6 +8,7 @@
 #ifndef REDIS_OPERATOR_CLOCK_H
 #define REDIS_OPERATOR_CLOCK_H
 
+#include <pthread.h>
 #include <stdint.h>
 
 struct clock {
@@ -28,6 +29,17 @@ int64_t clock_now_wall(const struct clock *c);
 /* A clock that only moves when the test calls clock_manual_advance. Starts at start_ms. */
 void clock_manual_init(struct clock *c, int64_t start_ms);
 void clock_manual_advance(struct clock *c, int64_t ms);
+
+/*
+ * Condition variables whose timed waits follow the monotonic clock: a step of the wall
+ * clock (NTP, an operator's `date -s`) can neither stretch nor cut them. Every timed
+ * wait in this project goes through these two, so a deadline such as the primary's
+ * self-fence cannot be moved by the wall clock.
+ */
+void clock_cond_init(pthread_cond_t *c);
+/* Waits on c (mu held) until signalled or until monotonic ms `until_mono_ms`: 0, or
+ * ETIMEDOUT once the deadline has passed. Spurious wake-ups return 0, as usual. */
+int clock_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *mu, int64_t until_mono_ms);
 
 /* Formats wall ms as RFC 3339 with microseconds ("2026-11-29T17:41:23.123000Z"), as
  * Kubernetes MicroTime wants; out must hold 32 bytes. */

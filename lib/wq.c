@@ -24,6 +24,7 @@
 
 #include "alloc.h"
 #include "backoff.h"
+#include "clock.h"
 #include "strmap.h"
 
 enum wq_pending { WQ_PENDING_NONE, WQ_PENDING_READY, WQ_PENDING_WAITING };
@@ -295,7 +296,6 @@ static void wq_clamp_options(struct wq_options *o)
 struct wq *wq_new(const struct wq_options *o)
 {
 	struct wq *q = xcalloc(1, sizeof(*q));
-	pthread_condattr_t ca;
 
 	if (o)
 		q->opts = *o;
@@ -303,10 +303,7 @@ struct wq *wq_new(const struct wq_options *o)
 		wq_options_default(&q->opts);
 	wq_clamp_options(&q->opts);
 	pthread_mutex_init(&q->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&q->cv, &ca);
-	pthread_condattr_destroy(&ca);
+	clock_cond_init(&q->cv);
 	strmap_init(&q->items);
 	q->rng = q->opts.seed;
 	q->tokens = q->opts.burst;
@@ -492,12 +489,7 @@ static int64_t wait_until(const struct wq *q, int64_t deadline)
 
 static void wait_cv(struct wq *q, int64_t until_ms)
 {
-	struct timespec ts = {
-		.tv_sec = (time_t)(until_ms / 1000),
-		.tv_nsec = (long)(until_ms % 1000) * 1000000,
-	};
-
-	pthread_cond_timedwait(&q->cv, &q->mu, &ts);
+	clock_cond_wait_until(&q->cv, &q->mu, until_ms);
 }
 
 int wq_get(struct wq *q, int64_t timeout_ms, char **key_out)

@@ -75,16 +75,6 @@ static bool field_ok(const char *s)
 	return s && s[0] && strlen(s) <= K8S_EVENTS_FIELD_MAX && !strpbrk(s, SEP "\n");
 }
 
-static void cond_init_monotonic(pthread_cond_t *c)
-{
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(c, &a);
-	pthread_condattr_destroy(&a);
-}
-
 static void opts_defaults(struct k8s_events_opts *o)
 {
 	if (o->dedup_window_ms <= 0)
@@ -118,7 +108,7 @@ struct k8s_events *k8s_events_new(struct k8s_client *c, const struct k8s_events_
 	ev->o.controller = ev->controller = xstrdup(o->controller);
 	ev->o.instance = ev->instance = xstrdup(o->instance);
 	pthread_mutex_init(&ev->mu, NULL);
-	cond_init_monotonic(&ev->cv);
+	clock_cond_init(&ev->cv);
 	strmap_init(&ev->pending);
 	strmap_init(&ev->cache);
 	strmap_init(&ev->buckets);
@@ -536,13 +526,6 @@ int k8s_events_process(struct k8s_events *ev)
 	return 0;
 }
 
-static struct timespec mono_ts(int64_t ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000 };
-
-	return ts;
-}
-
 /* Stopping: the worker ends when the queue is empty or the drain time is over. */
 static bool worker_should_exit(struct k8s_events *ev)
 {
@@ -622,12 +605,12 @@ void k8s_events_stop(struct k8s_events *ev, int64_t drain_ms)
 
 int k8s_events_flush(struct k8s_events *ev, int64_t timeout_ms)
 {
-	struct timespec ts = mono_ts(clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0));
+	int64_t until = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	int rc = 0;
 
 	pthread_mutex_lock(&ev->mu);
 	while ((ev->head || ev->busy) && rc == 0)
-		rc = pthread_cond_timedwait(&ev->cv, &ev->mu, &ts);
+		rc = clock_cond_wait_until(&ev->cv, &ev->mu, until);
 	rc = ev->head || ev->busy ? -ETIMEDOUT : 0;
 	pthread_mutex_unlock(&ev->mu);
 	return rc;

@@ -64,16 +64,6 @@ static char *dup_or_null(const char *s)
 	return s ? xstrdup(s) : NULL;
 }
 
-static void cond_init_monotonic(pthread_cond_t *c)
-{
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(c, &a);
-	pthread_condattr_destroy(&a);
-}
-
 struct k8s_informer *k8s_informer_new(struct k8s_client *client, const struct k8s_informer_opts *o,
                                       struct err *e)
 {
@@ -104,7 +94,7 @@ struct k8s_informer *k8s_informer_new(struct k8s_client *client, const struct k8
 	backoff_init(&inf->bo, inf->o.backoff_base_ms, inf->o.backoff_cap_ms, BACKOFF_FACTOR,
 	             BACKOFF_JITTER, (uint64_t)clock_mono_ms() ^ (uint64_t)(uintptr_t)inf);
 	pthread_mutex_init(&inf->lock, NULL);
-	cond_init_monotonic(&inf->cond);
+	clock_cond_init(&inf->cond);
 	strmap_init(&inf->store);
 	strmap_init(&inf->index);
 	atomic_init(&inf->stop, false);
@@ -541,28 +531,14 @@ bool k8s_informer_has_synced(struct k8s_informer *inf)
 	return s;
 }
 
-static struct timespec deadline_ts(int64_t ms_from_now)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += ms_from_now / 1000;
-	ts.tv_nsec += (ms_from_now % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	return ts;
-}
-
 int k8s_informer_wait_synced(struct k8s_informer *inf, int64_t timeout_ms)
 {
-	struct timespec ts = deadline_ts(timeout_ms > 0 ? timeout_ms : 0);
+	int64_t until = clock_mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
 	int rc = 0;
 
 	pthread_mutex_lock(&inf->lock);
 	while (!inf->synced && rc == 0)
-		rc = pthread_cond_timedwait(&inf->cond, &inf->lock, &ts);
+		rc = clock_cond_wait_until(&inf->cond, &inf->lock, until);
 	rc = inf->synced ? 0 : -ETIMEDOUT;
 	pthread_mutex_unlock(&inf->lock);
 	return rc;
@@ -573,12 +549,12 @@ int k8s_informer_wait_synced(struct k8s_informer *inf, int64_t timeout_ms)
 /* Sleeps ms unless stopped first; false when stopped. */
 static bool wait_or_stop(struct k8s_informer *inf, int64_t ms)
 {
-	struct timespec ts = deadline_ts(ms);
+	int64_t until = clock_mono_ms() + ms;
 	int rc = 0;
 
 	pthread_mutex_lock(&inf->lock);
 	while (!atomic_load(&inf->stop) && rc == 0)
-		rc = pthread_cond_timedwait(&inf->cond, &inf->lock, &ts);
+		rc = clock_cond_wait_until(&inf->cond, &inf->lock, until);
 	pthread_mutex_unlock(&inf->lock);
 	return !atomic_load(&inf->stop);
 }

@@ -74,16 +74,6 @@ static void opts_defaults(struct k8s_lease_opts *o)
 		o->retry_period_ms = K8S_LEASE_RETRY_PERIOD_MS_DEFAULT;
 }
 
-static void cond_init_monotonic(pthread_cond_t *c)
-{
-	pthread_condattr_t a;
-
-	pthread_condattr_init(&a);
-	pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-	pthread_cond_init(c, &a);
-	pthread_condattr_destroy(&a);
-}
-
 struct k8s_lease *k8s_lease_new(struct k8s_client *c, const struct k8s_lease_opts *o, struct err *e)
 {
 	struct k8s_lease_opts d = o ? *o : (struct k8s_lease_opts){ 0 };
@@ -104,7 +94,7 @@ struct k8s_lease *k8s_lease_new(struct k8s_client *c, const struct k8s_lease_opt
 	pthread_mutex_init(&l->tr_lock, NULL);
 	pthread_mutex_init(&l->info_lock, NULL);
 	pthread_mutex_init(&l->mu, NULL);
-	cond_init_monotonic(&l->cv);
+	clock_cond_init(&l->cv);
 	return l;
 }
 
@@ -161,9 +151,11 @@ enum k8s_lease_action k8s_lease_decide(json_t *lease, const char *identity, int6
 	return now >= expires ? K8S_LEASE_TAKEOVER : K8S_LEASE_WAIT;
 }
 
-/* Remembers obj as the latest record; restarts the expiry clock when it changed. */
-static void observe(struct k8s_lease *l, json_t *obj, int64_t now)
+/* Remembers obj, just received, as the latest record; restarts the expiry clock when it
+ * changed, at the time of receipt (lease.h: the fence margin). */
+static void observe(struct k8s_lease *l, json_t *obj)
 {
+	int64_t received = clock_now_mono(l->o.clock);
 	const char *holder = spec_str(obj, "holderIdentity");
 	const char *renew = spec_str(obj, "renewTime");
 	const char *rv = json_string_value(jsonx_get(obj, "metadata.resourceVersion"));
@@ -173,7 +165,7 @@ static void observe(struct k8s_lease *l, json_t *obj, int64_t now)
 	         rv ? rv : "");
 	if (strcmp(sig, l->obs_sig) != 0) {
 		memcpy(l->obs_sig, sig, sizeof(sig));
-		l->observed_ms = now;
+		l->observed_ms = received;
 	}
 	json_decref(l->cached);
 	l->cached = json_incref(obj);
@@ -292,24 +284,24 @@ static json_t *lease_updated(struct k8s_lease *l, json_t *cur, enum k8s_lease_ac
 	return obj;
 }
 
-static int put_record(struct k8s_lease *l, json_t *obj, int64_t now, struct err *e)
+static int put_record(struct k8s_lease *l, json_t *obj, struct err *e)
 {
 	json_t *out = NULL;
 	int rc = k8s_replace(l->c, &k8s_res_leases, l->ns, l->name, NULL, obj, NULL, &out, e);
 
 	if (!rc)
-		observe(l, out, now);
+		observe(l, out);
 	json_decref(out);
 	return rc;
 }
 
-static int create_record(struct k8s_lease *l, int64_t now, struct err *e)
+static int create_record(struct k8s_lease *l, struct err *e)
 {
 	json_t *obj = lease_object(l), *out = NULL;
 	int rc = k8s_create(l->c, &k8s_res_leases, l->ns, obj, NULL, &out, e);
 
 	if (!rc)
-		observe(l, out, now);
+		observe(l, out);
 	json_decref(out);
 	json_decref(obj);
 	if (rc != -EEXIST)
@@ -319,7 +311,7 @@ static int create_record(struct k8s_lease *l, int64_t now, struct err *e)
 }
 
 /* GET, then renew, take over, or wait. */
-static int read_and_act(struct k8s_lease *l, int64_t now, struct err *e)
+static int read_and_act(struct k8s_lease *l, struct err *e)
 {
 	json_t *cur = NULL, *want;
 	enum k8s_lease_action act;
@@ -327,24 +319,25 @@ static int read_and_act(struct k8s_lease *l, int64_t now, struct err *e)
 
 	if (rc == -ENOENT) {
 		err_clear(e);
-		return create_record(l, now, e);
+		return create_record(l, e);
 	}
 	if (rc)
 		return rc;
-	observe(l, cur, now);
-	act = k8s_lease_decide(cur, l->identity, l->observed_ms, now, &l->wait_until);
+	observe(l, cur);
+	act = k8s_lease_decide(cur, l->identity, l->observed_ms, clock_now_mono(l->o.clock),
+	                       &l->wait_until);
 	if (act == K8S_LEASE_WAIT) {
 		json_decref(cur);
 		return err_set(e, -EBUSY, "lease %s: held by %s", l->name, l->holder);
 	}
 	want = lease_updated(l, cur, act);
-	rc = put_record(l, want, now, e);
+	rc = put_record(l, want, e);
 	json_decref(want);
 	json_decref(cur);
 	return rc;
 }
 
-int k8s_lease_observe(struct k8s_lease *l, int64_t now, struct err *e)
+int k8s_lease_observe(struct k8s_lease *l, struct err *e)
 {
 	json_t *cur = NULL;
 	int rc = k8s_get(l->c, &k8s_res_leases, l->ns, l->name, &cur, e);
@@ -355,22 +348,22 @@ int k8s_lease_observe(struct k8s_lease *l, int64_t now, struct err *e)
 	}
 	if (rc)
 		return rc;
-	observe(l, cur, now);
+	observe(l, cur);
 	json_decref(cur);
 	return 0;
 }
 
 /* Renew from the cached record (one PUT); a conflict re-reads. */
-static int renew_cached(struct k8s_lease *l, int64_t now, struct err *e)
+static int renew_cached(struct k8s_lease *l, struct err *e)
 {
 	json_t *want = lease_updated(l, l->cached, K8S_LEASE_RENEW);
-	int rc = put_record(l, want, now, e);
+	int rc = put_record(l, want, e);
 
 	json_decref(want);
 	if (rc != -EBUSY)
 		return rc;
 	err_clear(e);
-	return read_and_act(l, now, e);
+	return read_and_act(l, e);
 }
 
 int k8s_lease_try_acquire_or_renew(struct k8s_lease *l, int64_t now, struct err *e)
@@ -378,9 +371,9 @@ int k8s_lease_try_acquire_or_renew(struct k8s_lease *l, int64_t now, struct err 
 	int rc;
 
 	if (l->cached && held_by(l->cached, l->identity))
-		rc = renew_cached(l, now, e);
+		rc = renew_cached(l, e);
 	else
-		rc = read_and_act(l, now, e);
+		rc = read_and_act(l, e);
 	if (!rc)
 		set_valid_until(l, now + l->o.renew_deadline_ms);
 	else if (rc == -EBUSY)
@@ -399,7 +392,7 @@ static int put_released(struct k8s_lease *l, json_t *rec, struct err *e)
 	json_object_del(spec, "holderIdentity");
 	json_object_set_new(spec, "leaseDurationSeconds", json_integer(RELEASED_DURATION_S));
 	spec_set_times(l, spec, false);
-	rc = put_record(l, obj, clock_now_mono(l->o.clock), e);
+	rc = put_record(l, obj, e);
 	json_decref(obj);
 	return rc;
 }
@@ -426,20 +419,11 @@ int k8s_lease_release(struct k8s_lease *l, struct err *e)
 
 /* ---- the thread helper ----------------------------------------------------------------- */
 
-static struct timespec mono_ts(int64_t mono_ms)
-{
-	struct timespec ts = { .tv_sec = mono_ms / 1000, .tv_nsec = (mono_ms % 1000) * 1000000 };
-
-	return ts;
-}
-
 /* Waits until monotonic ms `until` or stop; the lock is held. */
 static void wait_until_locked(struct k8s_lease *l, int64_t until)
 {
-	struct timespec ts = mono_ts(until);
-
 	if (!atomic_load(&l->stop))
-		pthread_cond_timedwait(&l->cv, &l->mu, &ts);
+		clock_cond_wait_until(&l->cv, &l->mu, until);
 }
 
 static void *driver_main(void *arg)

@@ -18,7 +18,11 @@
  * takes it over when its holder is empty (released: the fast path, no waiting) or the
  * record expired. Expiry is judged as client-go does, without trusting other clocks:
  * the record (holder, renewTime, resourceVersion) must stay unchanged for
- * leaseDurationSeconds of OUR monotonic clock since we first saw it that way.
+ * leaseDurationSeconds of OUR monotonic clock since we first saw it that way. That
+ * clock starts when the reply carrying the record was RECEIVED (read from opts.clock
+ * after the request), never at the step's `now`: a GET sent at t0 and answered 3 s
+ * later may carry a renewal written at t0 + 2.9 s, and a clock started at t0 would let
+ * this candidate take over 2.9 s early, eating the holder's fence margin.
  * A candidate may call k8s_lease_observe every retry period to start that clock early.
  * Renew writes the cached Lease back with its resourceVersion (optimistic
  * concurrency, one PUT per renew, no GET); a 409 re-reads it: if someone else holds it
@@ -33,8 +37,16 @@
  * lease a client whose timeout_ms is below renew_deadline_ms, so a hung request cannot
  * eat a whole renew window.
  *
- * Clock: opts.clock (NULL: real clocks) gives wall time for the MicroTimes; the
- * monotonic `now` is the caller's in the step API (the thread uses the clock's).
+ * Clock: opts.clock (NULL: real clocks) gives wall time for the MicroTimes and the
+ * receive times above; the monotonic `now` of the step API is the caller's, taken
+ * before the request (so our own validity is counted from before the renewal was sent).
+ *
+ * The fence margin. The holder stops leading at  sent + renewDeadline  (sent = when the
+ * successful renewal was sent, <= when the server wrote it); a candidate takes over no
+ * sooner than  received + leaseDuration  (received >= when the server wrote it). So
+ * the holder has  leaseDuration - renewDeadline  to stop writing (less the monotonic
+ * clocks' rate difference, negligible over seconds) before anyone else may lead; the
+ * CRD refuses a margin under 2 s.
  *
  * Threads: one thread drives the steps (the caller's, or the helper's); is_leader,
  * valid_until, holder and transitions may be read from any thread. on_change is called
@@ -96,13 +108,13 @@ int k8s_lease_release(struct k8s_lease *l, struct err *e);
 
 /*
  * Reads the Lease without writing it (a candidate that keeps watching): when the record
- * changed since the last read, its expiry clock restarts at now. A candidate that
+ * changed since the last read, its expiry clock restarts when the reply arrived. A candidate that
  * observes every retry period and is then asked to acquire judges expiry from the
  * last renewal it saw, not from the acquire attempt, so it need not wait a whole
  * duration more. 0 (also when the Lease does not exist), or -errno of the GET.
  * Driving thread only (not while the helper thread runs).
  */
-int k8s_lease_observe(struct k8s_lease *l, int64_t now, struct err *e);
+int k8s_lease_observe(struct k8s_lease *l, struct err *e);
 
 /* Leading at monotonic time now (see the header comment). Lock-free. */
 bool k8s_lease_is_leader(const struct k8s_lease *l, int64_t now);

@@ -123,6 +123,8 @@ struct fake_api {
 	int delay_ms;  /* before answering */
 	int gets, posts, puts, conflicts;
 	bool steal_on_post; /* another candidate's POST lands just before ours */
+	struct clock *clk;  /* the test's manual clock, for slow_reply_ms */
+	int slow_reply_ms;  /* the next reply takes this long: the clock moves on by it */
 	struct kf_server *srv;
 };
 
@@ -171,6 +173,10 @@ static void api_handle(void *ctx, int fd, const struct kf_req *r)
 	pthread_mutex_unlock(&a->mu);
 	kf_sleep(a->srv, delay);
 	pthread_mutex_lock(&a->mu);
+	if (a->slow_reply_ms) {
+		clock_manual_advance(a->clk, a->slow_reply_ms);
+		a->slow_reply_ms = 0;
+	}
 	if (a->fail_left > 0) {
 		a->fail_left--;
 		kf_reply_status(fd, 500, "InternalError", "scripted");
@@ -224,6 +230,7 @@ static void env_start(struct env *v)
 	v->client = k8s_client_new(&v->cfg, &co, NULL);
 	ck_assert_ptr_nonnull(v->client);
 	clock_manual_init(&v->clk, 1000000);
+	v->api.clk = &v->clk;
 }
 
 static void env_stop(struct env *v)
@@ -389,18 +396,18 @@ START_TEST(test_observe_starts_the_clock)
 	env_start(&v);
 	a = lease_new(&v, "pod-a", NULL);
 	b = lease_new(&v, "pod-b", NULL);
-	ck_assert_int_eq(k8s_lease_observe(b, now(&v), NULL), 0); /* no Lease yet: fine */
+	ck_assert_int_eq(k8s_lease_observe(b, NULL), 0); /* no Lease yet: fine */
 	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(a, now(&v), NULL), 0);
 	for (int i = 0; i < 3; i++) {
 		clock_manual_advance(&v.clk, 2000);
 		ck_assert_int_eq(k8s_lease_try_acquire_or_renew(a, now(&v), NULL), 0);
-		ck_assert_int_eq(k8s_lease_observe(b, now(&v), NULL), 0);
+		ck_assert_int_eq(k8s_lease_observe(b, NULL), 0);
 	}
 	puts = v.api.puts;
 	/* a goes silent; b keeps observing the same record */
 	for (int i = 0; i < 7; i++) {
 		clock_manual_advance(&v.clk, 2000);
-		ck_assert_int_eq(k8s_lease_observe(b, now(&v), NULL), 0);
+		ck_assert_int_eq(k8s_lease_observe(b, NULL), 0);
 	}
 	ck_assert_int_eq(v.api.puts, puts);
 	clock_manual_advance(&v.clk, 999); /* 14999 ms after the last change b saw */
@@ -408,6 +415,35 @@ START_TEST(test_observe_starts_the_clock)
 	clock_manual_advance(&v.clk, 1);
 	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(b, now(&v), NULL), 0);
 	ck_assert_str_eq(spec_s(&v, "holderIdentity"), "pod-b");
+	k8s_lease_free(a);
+	k8s_lease_free(b);
+	env_stop(&v);
+}
+END_TEST
+
+/* The expiry clock starts when the record ARRIVED: a GET answered 3 s late carries a
+ * record that may have been renewed just before the answer, so counting from when the
+ * request was sent would let b take over 3 s early, inside the holder's fence margin. */
+START_TEST(test_observe_counts_from_receipt)
+{
+	struct env v;
+	struct k8s_lease *a, *b;
+
+	env_start(&v);
+	a = lease_new(&v, "pod-a", NULL);
+	b = lease_new(&v, "pod-b", NULL);
+	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(a, now(&v), NULL), 0);
+	v.api.slow_reply_ms = 3000;
+	ck_assert_int_eq(k8s_lease_observe(b, NULL), 0); /* sent at t0, received at t0 + 3 s */
+	clock_manual_advance(&v.clk, 14999);             /* 15 s - 1 ms after receipt */
+	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(b, now(&v), NULL), -EBUSY);
+	clock_manual_advance(&v.clk, 1);
+	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(b, now(&v), NULL), 0);
+	/* the same for an acquire attempt's own GET */
+	v.api.slow_reply_ms = 3000;
+	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(a, now(&v), NULL), -EBUSY);
+	clock_manual_advance(&v.clk, 14999);
+	ck_assert_int_eq(k8s_lease_try_acquire_or_renew(a, now(&v), NULL), -EBUSY);
 	k8s_lease_free(a);
 	k8s_lease_free(b);
 	env_stop(&v);
@@ -652,6 +688,7 @@ static Suite *make_suite(void)
 	tcase_add_test(ts, test_renew_is_one_put);
 	tcase_add_test(ts, test_takeover_after_expiry);
 	tcase_add_test(ts, test_observe_starts_the_clock);
+	tcase_add_test(ts, test_observe_counts_from_receipt);
 	tcase_add_test(ts, test_renew_deadline);
 	tcase_add_test(ts, test_release_fast_path);
 	tcase_add_test(ts, test_conflict_reread);
