@@ -91,8 +91,12 @@ bool ctl_inst_current(const struct ctl_view *v, const struct ctl_inst *i)
 
 bool ctl_inst_is_writable_primary(const struct ctl_inst *i)
 {
-	return ctl_inst_ok(i) && strcmp(i->state, "primary") == 0 &&
-	       strcmp(i->role, "primary") == 0 && !i->fenced;
+	return ctl_inst_server_writable(i) && strcmp(i->state, "primary") == 0;
+}
+
+bool ctl_inst_server_writable(const struct ctl_inst *i)
+{
+	return ctl_inst_ok(i) && strcmp(i->role, "primary") == 0 && !i->fenced;
 }
 
 /* --- failover state --------------------------------------------------------------- */

@@ -91,6 +91,10 @@ int ctl_inst_parse(const char *body, size_t len, struct ctl_inst *out, struct er
 bool ctl_inst_ok(const struct ctl_inst *i);
 /* Claims to be a writable primary: state primary, server role primary, not fenced. */
 bool ctl_inst_is_writable_primary(const struct ctl_inst *i);
+/* The SERVER reports master and its manager no confirmed fence, whatever the manager's
+ * own state says (a failed demotion leaves a manager that calls itself a replica in
+ * front of a writable master). */
+bool ctl_inst_server_writable(const struct ctl_inst *i);
 /* ctl_inst_ok, and answered after the last role change (see roles_epoch_mono). */
 struct ctl_view;
 bool ctl_inst_current(const struct ctl_view *v, const struct ctl_inst *i);

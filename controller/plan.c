@@ -533,13 +533,25 @@ static bool step_labels(const struct ctl_view *v, struct plan_state *s, struct c
 	return true;
 }
 
+/* Holds the primary Lease now (a switchover's target between its promote and the status
+ * naming it current primary). */
+static bool lease_holder(const struct ctl_view *v, const struct ctl_pod *pod)
+{
+	return v->lease.state == CTL_LEASE_HELD && strcmp(v->lease.holder, pod->name) == 0;
+}
+
+/*
+ * Any other instance whose SERVER reports master without a confirmed fence is fenced,
+ * whatever its manager calls itself: only the current primary and the Lease holder may
+ * be writable.
+ */
 static bool step_split_brain(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
 	for (size_t i = 0; i < v->npods; i++) {
 		const struct ctl_pod *pod = &v->pods[i];
 
-		if (strcmp(pod->name, s->primary) == 0 || !pod->ip ||
-		    !ctl_inst_current(v, &pod->inst) || !ctl_inst_is_writable_primary(&pod->inst))
+		if (strcmp(pod->name, s->primary) == 0 || !pod->ip || lease_holder(v, pod) ||
+		    !ctl_inst_current(v, &pod->inst) || !ctl_inst_server_writable(&pod->inst))
 			continue;
 		ctl_plan_instance(
 		        p, pod, "fence",
@@ -574,13 +586,15 @@ static bool step_user_fencing(const struct ctl_view *v, struct plan_state *s, st
 	return true;
 }
 
+/* The manager says it replicates from the primary AND its server agrees (role). */
 static bool follows(const struct ctl_pod *pod, const struct ctl_pod *primary)
 {
 	const struct ctl_inst *i = &pod->inst;
 
 	if (strcmp(i->state, "replica") != 0)
 		return strcmp(i->state, "parked") != 0 && strcmp(i->state, "primary") != 0;
-	return strcmp(i->master_host, primary->ip) == 0 && i->master_port == CTL_PORT_REDIS;
+	return strcmp(i->role, "replica") == 0 && strcmp(i->master_host, primary->ip) == 0 &&
+	       i->master_port == CTL_PORT_REDIS;
 }
 
 void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pp,

@@ -42,9 +42,10 @@ static const struct ctl_config cfg = {
 /* What one pod looks like. State NULL: no poll answer ever. */
 struct pod_def {
 	int serial;
-	const char *state; /* primary replica parked crashed booting */
-	const char *role;  /* label; NULL: from state */
-	bool not_ready;    /* the pod's Ready condition is False */
+	const char *state;       /* primary replica parked crashed booting */
+	const char *role;        /* label; NULL: from state */
+	const char *server_role; /* what the server reports; NULL: from state */
+	bool not_ready;          /* the pod's Ready condition is False */
 	bool fenced, crashed, no_lease;
 	int failures;
 	long long offset;
@@ -134,7 +135,9 @@ static void fill_inst(struct world *w, const struct pod_def *d, struct ctl_inst 
 		return;
 	snprintf(i->state, sizeof(i->state), "%s", d->state);
 	snprintf(i->role, sizeof(i->role), "%s",
-	         strcmp(d->state, "primary") == 0 ? "primary" : "replica");
+	         d->server_role                     ? d->server_role
+	         : strcmp(d->state, "primary") == 0 ? "primary"
+	                                            : "replica");
 	i->server_up = strcmp(d->state, "crashed") != 0 && strcmp(d->state, "booting") != 0;
 	i->fenced = d->fenced || d->crashed;
 	i->primary_crashed = d->crashed;
@@ -603,6 +606,20 @@ static const struct scenario cases[] = {
 	  .pods = { P1, { .serial = 2, .state = "primary" }, R3 },
 	  .lease = L_HELD,
 	  .want = "fence:c-2 | event:SplitBrainFenced | replicate:c-2? | event:ReplicaRepointed" },
+	{ .name = "failed demotion: manager says replica, server says master: fenced, repointed",
+	  .status = "{\"currentPrimary\":\"c-2\",\"targetPrimary\":\"c-2\"}",
+	  .pods = { { .serial = 1, .state = "replica", .server_role = "primary" },
+	            { .serial = 2, .state = "primary", .offset = 1000 },
+	            R3 },
+	  .lease = L_HELD,
+	  .want = "fence:c-1 | event:SplitBrainFenced | replicate:c-1? | event:ReplicaRepointed" },
+	{ .name = "failed demotion, fenced by its manager: repointed, not fenced again",
+	  .status = "{\"currentPrimary\":\"c-2\",\"targetPrimary\":\"c-2\"}",
+	  .pods = { { .serial = 1, .state = "parked", .server_role = "primary", .fenced = true },
+	            { .serial = 2, .state = "primary", .offset = 1000 },
+	            R3 },
+	  .lease = L_HELD,
+	  .want = "replicate:c-1? | event:ReplicaRepointed" },
 	{ .name = "split brain judged on stale polls: nothing",
 	  .status = ST_C1,
 	  .pods = { P1, { .serial = 2, .state = "primary", .stale = true }, R3 },
