@@ -446,7 +446,7 @@ static const struct api_schema failover_state = {
 	.props = API_PROPS(
 	        API_SKIP("phase", ENUM("Fencing", "Promoting", "Switchover", "PrimaryRestart")),
 	        API_SKIP("from", STR(253)), API_SKIP("to", STR(253)), API_SKIP("reason", STR(1024)),
-	        API_SKIP("startedAt", DATE_TIME)),
+	        API_SKIP("catchUp", STR(1024)), API_SKIP("startedAt", DATE_TIME)),
 };
 
 #define STATUS struct api_redis_cluster_status

@@ -27,6 +27,7 @@
 #define REQUEUE_FAST_MS   300
 #define REQUEUE_WAIT_MS   2000
 #define SWITCHOVER_MARGIN 30000
+#define CATCH_UP_MAX_MS   5000 /* from the failover's start: a fenced primary's tail */
 
 static bool lease_free(const struct ctl_view *v)
 {
@@ -46,6 +47,53 @@ static struct ctl_action *status_fo(struct ctl_plan *p, const char *phase,
 	a->obj = json_pack("{s:o}", "failover",
 	                   plan_failover_json(phase, fo->from, to, fo->reason, fo->started_at));
 	return a;
+}
+
+/* --- catch-up with a fenced old primary --------------------------------------------- */
+
+enum catch_up {
+	CATCH_UP_NONE,      /* the old primary is gone, crashed or in another history */
+	CATCH_UP_DONE,      /* the candidate reached the fenced primary's offset */
+	CATCH_UP_WAITING,   /* not yet: look again at the next poll */
+	CATCH_UP_TIMED_OUT, /* CATCH_UP_MAX_MS passed: promote anyway */
+};
+
+/*
+ * When the old primary is reachable, fenced and still serving in the candidate's history,
+ * its last writes (after the candidate's offset; never WAIT-acknowledged ones, which the
+ * most advanced replica always has) are not lost if the candidate first reaches its
+ * offset: wait for that, bounded by CATCH_UP_MAX_MS from the failover's start.
+ */
+static enum catch_up catch_up(const struct ctl_view *v, const struct ctl_failover *fo,
+                              const struct ctl_pod *old, const struct ctl_pod *cand)
+{
+	const struct ctl_inst *o = old ? &old->inst : NULL;
+
+	if (!o || old == cand || !old->ip || old->deleting || !ctl_inst_current(v, o) ||
+	    !o->fenced || o->primary_crashed || !o->server_up || o->offset < 0 ||
+	    strcmp(o->repl_id, cand->inst.repl_id) != 0)
+		return CATCH_UP_NONE;
+	if (cand->inst.offset >= o->offset)
+		return CATCH_UP_DONE;
+	return elapsed_ms(v, fo) < CATCH_UP_MAX_MS ? CATCH_UP_WAITING : CATCH_UP_TIMED_OUT;
+}
+
+/* What status.failover.catchUp says about the case that applied. */
+static void catch_up_note(enum catch_up c, const struct ctl_pod *old, const struct ctl_pod *cand,
+                          char *out, size_t len)
+{
+	long long gap = old ? old->inst.offset - cand->inst.offset : 0;
+
+	if (c == CATCH_UP_DONE)
+		snprintf(out, len, "%s reached the fenced %s's offset %lld", cand->name, old->name,
+		         old->inst.offset);
+	else if (c == CATCH_UP_TIMED_OUT)
+		snprintf(out, len,
+		         "%s still %lld bytes behind the fenced %s after %d ms: promoted anyway "
+		         "(those writes were never acknowledged by a replica)",
+		         cand->name, gap, old->name, CATCH_UP_MAX_MS);
+	else
+		snprintf(out, len, "the old primary is not reachable and fenced: no catch-up");
 }
 
 static void clear_fo(struct ctl_plan *p)
@@ -218,6 +266,29 @@ static bool back_as_primary(const struct ctl_view *v, struct ctl_plan *p, const 
 	return true;
 }
 
+static bool promote_elected(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                            const struct ctl_failover *fo, const struct ctl_pod *old,
+                            const struct ctl_pod *cand)
+{
+	enum catch_up c = catch_up(v, fo, old, cand);
+	char note[CTL_MSG_MAX];
+	struct ctl_action *a;
+
+	if (c == CATCH_UP_WAITING) {
+		s->phase_reason =
+		        "waiting for the elected replica to reach the fenced primary's offset";
+		ctl_plan_requeue(p, REQUEUE_FAST_MS);
+		return false;
+	}
+	catch_up_note(c, old, cand, note, sizeof(note));
+	a = status_fo(p, CTL_FO_PROMOTING, fo, cand->name);
+	json_object_set_new(json_object_get(a->obj, "failover"), "catchUp", json_string(note));
+	ctl_plan_event(p, c == CATCH_UP_TIMED_OUT, "FailoverPromoting",
+	               "promoting %s (offset %lld) instead of %s: %s", cand->name,
+	               cand->inst.offset, fo->from, note);
+	return promote(v, s, p, fo, cand);
+}
+
 static bool fencing(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
                     const struct ctl_failover *fo)
 {
@@ -253,10 +324,7 @@ static bool fencing(const struct ctl_view *v, struct plan_state *s, struct ctl_p
 	if (need_fence)
 		ctl_plan_instance(p, cp, "fence", json_pack("{s:s}", "reason", "failover"))
 		        ->optional = lease_free(v);
-	status_fo(p, CTL_FO_PROMOTING, fo, cand->name);
-	ctl_plan_event(p, false, "FailoverPromoting", "promoting %s (offset %lld) instead of %s",
-	               cand->name, cand->inst.offset, fo->from);
-	return promote(v, s, p, fo, cand);
+	return promote_elected(v, s, p, fo, cp, cand);
 }
 
 static bool promoting(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,

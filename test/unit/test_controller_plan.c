@@ -473,6 +473,37 @@ static const struct scenario cases[] = {
 	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
+	{ .name = "fenced old primary ahead of every replica: wait for the elected one to catch up",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
+	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "primary", .fenced = true, .offset = 2000 },
+	            { .serial = 2, .state = "replica", .offset = 1500 },
+	            { .serial = 3, .state = "replica", .offset = 1400 } },
+	  .lease = L_RELEASED,
+	  .want = "",
+	  .phase = "Failing over" },
+	{ .name = "fenced old primary caught up with: promoted, the case in status",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
+	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .pods = { { .serial = 1, .state = "primary", .fenced = true, .offset = 2000 },
+	            { .serial = 2, .state = "replica", .offset = 2000 } },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Promoting | event:FailoverPromoting | "
+	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
+	          "event:FailoverCompleted" },
+	{ .name = "fenced old primary still ahead after the bound: promoted anyway",
+	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
+	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" OLD "\"}}",
+	  .pods = { { .serial = 1, .state = "primary", .fenced = true, .offset = 2000 },
+	            { .serial = 2, .state = "replica", .offset = 1500 } },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Promoting | event:FailoverPromoting | "
+	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-1:role=replica | "
+	          "event:FailoverCompleted" },
 	{ .name = "resume Fencing: unreachable old primary, lease not free: wait it out",
 	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
 	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
