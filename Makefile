@@ -8,17 +8,29 @@ COMMIT  ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 BUILD   ?= build
 CC      ?= cc
 
-PKGS      := libcurl jansson libmicrohttpd hiredis openssl yaml-0.1
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
-CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
-CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+# pkg-config modules: the operator's, and each module's Debian package (test/deps.sh).
+PKGS     := libcurl jansson libmicrohttpd hiredis openssl yaml-0.1
+PKG_DEBS := libcurl:libcurl4-openssl-dev jansson:libjansson-dev libmicrohttpd:libmicrohttpd-dev \
+	hiredis:libhiredis-dev openssl:libssl-dev yaml-0.1:libyaml-dev check:check gnutls:libgnutls28-dev
+# The flags are read when a recipe first needs them, never while this file is parsed: on a
+# fresh machine `make demo` and `make test` install the -dev packages (deps) and then build
+# in the same run. Every compile waits for $(BUILD)/.deps-ok (below), which names a missing
+# module and its package; should pkg-config still fail, make stops with the same message
+# rather than build with an empty flag. Each variable asks pkg-config once per make.
+pkg_check = bash test/pkg-check.sh $(foreach m,$1,$(or $(filter $m:%,$(PKG_DEBS)),$m:?))
+pkg_flags = $(shell pkg-config $1 $2 2>/dev/null)$(if $(filter 0,$(.SHELLSTATUS)),,$(error \
+	$(or $(shell $(call pkg_check,$2) 2>&1),pkg-config $1 $2 failed)))
+PKG_CFLAGS   = $(eval PKG_CFLAGS := $(call pkg_flags,--cflags,$(PKGS)))$(PKG_CFLAGS)
+PKG_LIBS     = $(eval PKG_LIBS := $(call pkg_flags,--libs,$(PKGS)))$(PKG_LIBS)
+CHECK_CFLAGS = $(eval CHECK_CFLAGS := $(call pkg_flags,--cflags,check))$(CHECK_CFLAGS)
+CHECK_LIBS   = $(eval CHECK_LIBS := $(call pkg_flags,--libs,check))$(CHECK_LIBS)
 
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wstrict-prototypes -Wmissing-prototypes \
 	-Wvla -Wwrite-strings -Wno-missing-field-initializers
 HARDEN ?= -D_FORTIFY_SOURCE=2 -fstack-protector-strong -fPIE
 OPT ?= -O2 -g
 CFLAGS ?=
+CFLAGS_USER := $(value CFLAGS)
 CFLAGS += -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) $(HARDEN) -I. $(PKG_CFLAGS) -MMD -MP
 ifeq ($(DEVELOPER),1)
 CFLAGS += -Werror
@@ -53,23 +65,35 @@ all: $(BUILD)/redis-operator
 help:
 	@echo "make deps       install every Debian package the build, tests and demo need"
 	@echo "make            build $(BUILD)/redis-operator"
-	@echo "make test       build and run every test layer (unit, integration)"
+	@echo "make test       deps + build + run every test layer (unit, integration)"
 	@echo "make demo       deps + build + local Kubernetes + operator + a sample cluster"
 	@echo "make asan       unit tests under ASan+UBSan;  make valgrind: under valgrind"
 	@echo "make lint       clang-tidy, cppcheck, banned functions;  make fmt / fmt-check"
 	@echo "make env-build  build (or reuse) the local control plane;  env-up / env-down"
 
+# A CFLAGS from the environment is exported, so make expands it, flags and all, for every
+# recipe: deps, which runs before the packages exist, gets the user's value alone.
+deps: CFLAGS = $(CFLAGS_USER)
 deps:
 	bash test/deps.sh
 
-$(BUILD)/%.o: %.c
+# Every compile waits for this check (order-only: it never makes anything rebuild). It
+# runs on every make, in milliseconds. `make demo` and `make test` run deps before it
+# (test/deps.sh returns at once when every package is there), so before any compile,
+# with -j too. A stamp, not a goal: rules use `| $(BUILD)/.deps-ok`.
+$(BUILD)/.deps-ok: FORCE $(if $(filter demo test,$(MAKECMDGOALS)),deps)
+	@mkdir -p $(BUILD)
+	@$(call pkg_check,$(PKGS))
+	@touch $@
+
+$(BUILD)/%.o: %.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
 	@$(CC) $(CFLAGS) -c $< -o $@
 
 # The version header is rewritten only when its text changes, so a new commit
 # rebuilds main.o and nothing else.
-$(BUILD)/version.h: FORCE
+$(BUILD)/version.h: FORCE | $(BUILD)/.deps-ok
 	@mkdir -p $(BUILD)
 	@printf '#define RO_VERSION "%s"\n#define RO_COMMIT "%s"\n' "$(VERSION)" "$(COMMIT)" > $@.tmp
 	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
@@ -79,7 +103,7 @@ $(MAIN_OBJ): CFLAGS += -I$(BUILD)
 FORCE:
 .SECONDARY:
 
-$(BUILD)/test/unit/%.o: test/unit/%.c
+$(BUILD)/test/unit/%.o: test/unit/%.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
 	@$(CC) $(CFLAGS) $(CHECK_CFLAGS) -c $< -o $@
@@ -119,14 +143,14 @@ TIDY_CHECKS := -*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*,-clang
 	-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier,-bugprone-assignment-in-if-condition,\
 	-bugprone-narrowing-conversions,-bugprone-implicit-widening-of-multiplication-result
 BANNED := sprintf|vsprintf|strcpy|strcat|strtok|atoi|atol|atoll|gets|sscanf
-lint: hdr-check $(BUILD)/version.h
+lint: hdr-check $(BUILD)/version.h | $(BUILD)/.deps-ok
 	@bash test/lint.sh "$(BANNED)" $(CORE_SRC) cmd/main.c
 	clang-tidy --quiet --warnings-as-errors='*' --checks='$(TIDY_CHECKS)' $(CORE_SRC) cmd/main.c -- \
 		$(filter-out -MMD -MP,$(CFLAGS)) -I$(BUILD)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem -I. -I$(BUILD) $(CORE_SRC) cmd/main.c
 
-hdr-check:
+hdr-check: | $(BUILD)/.deps-ok
 	@mkdir -p $(BUILD)/hdr
 	@for h in $(HEADERS); do \
 		echo "#include \"$$h\"" | $(CC) $(filter-out -MMD -MP,$(CFLAGS)) -x c -c - -o $(BUILD)/hdr/check.o || exit 1; \

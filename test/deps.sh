@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(
   build-essential pkg-config git ca-certificates curl openssl
   libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libhiredis-dev libssl-dev libyaml-dev check
+  libgnutls28-dev
   redis-server redis-tools redis-sentinel
   iproute2 iptables procps psmisc util-linux gnuplot-nox jq
   clang clang-tidy clang-format cppcheck valgrind gdb libclang-rt-14-dev

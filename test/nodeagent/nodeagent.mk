@@ -27,8 +27,9 @@ $(BUILD)/nodeagent-runtime-test: $(BUILD)/test/nodeagent/test_runtime.o $(NODEAG
 # test/nodeagent/images.conf (rt_config.images) with OPERATOR_BIN set.
 NODEAGENT_API_OBJ := $(filter-out $(BUILD)/test/nodeagent/main.o,$(NODEAGENT_OBJ))
 
-# The light mode's simulator (sim*.c) speaks TLS through GnuTLS, libmicrohttpd's own.
-NODEAGENT_TLS_LIBS := $(shell pkg-config --libs gnutls)
+# The light mode's simulator (sim*.c) speaks TLS through GnuTLS, libmicrohttpd's own. Read
+# when a link needs it, like the top Makefile's flags (pkg_flags: a missing module stops make).
+NODEAGENT_TLS_LIBS = $(eval NODEAGENT_TLS_LIBS := $(call pkg_flags,--libs,gnutls))$(NODEAGENT_TLS_LIBS)
 
 $(BUILD)/nodeagent: $(NODEAGENT_OBJ) $(NODEAGENT_LIB_OBJ)
 	@echo "  LINK  $@"

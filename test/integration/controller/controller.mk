@@ -2,10 +2,10 @@
 # The top Makefile includes this fragment (test/integration/*/*.mk).
 #   controller-it-writer: writes through failovers with WAIT 1 and counts lost writes.
 
-$(BUILD)/controller-it-writer: test/integration/controller/writer.c
+$(BUILD)/controller-it-writer: test/integration/controller/writer.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
-	@$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) $< -o $@ $(shell pkg-config --libs hiredis)
+	@$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) $< -o $@ $(call pkg_flags,--libs,hiredis)
 
 integration: $(BUILD)/controller-it-writer
 test: $(BUILD)/controller-it-writer

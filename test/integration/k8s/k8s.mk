@@ -22,12 +22,13 @@ k8s-it: $(BUILD)/test/k8s-it
 # --- fuzzing: libFuzzer + ASan + UBSan, each harness for FUZZ_SECONDS -------------------
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 20
-FUZZ_CFLAGS  := -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+# `=`, not `:=`: PKG_CFLAGS is read at recipe time, after the deps check (top Makefile).
+FUZZ_CFLAGS  = -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I. $(PKG_CFLAGS)
 K8S_FUZZ_LIB := $(filter-out lib/valkey/%,$(LIB_SRC))
 K8S_FUZZ     := $(BUILD)/fuzz/fuzz_k8s_watch $(BUILD)/fuzz/fuzz_k8s_kubeconfig
 
-$(BUILD)/fuzz/fuzz_k8s_%: test/fuzz/fuzz_k8s_%.c $(K8S_FUZZ_LIB)
+$(BUILD)/fuzz/fuzz_k8s_%: test/fuzz/fuzz_k8s_%.c $(K8S_FUZZ_LIB) | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ  $@"
 	@$(FUZZ_CC) $(FUZZ_CFLAGS) $^ -o $@ $(PKG_LIBS) -lpthread -lm
