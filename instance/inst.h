@@ -41,6 +41,7 @@
 #define INST_PARK_PORT         1
 #define INST_FENCE_PAUSE_MS    (24LL * 3600 * 1000) /* CLIENT PAUSE WRITE of a fence */
 #define INST_FENCE_REASSERT_MS (600 * 1000)         /* re-issued this often while fenced */
+#define INST_FENCE_BUDGET_MS   1000 /* /v1/fence: confirmed within this, or the server halted */
 #define INST_CONF_FILE         "redis.conf"
 #define INST_MARKER_FILE       "redis-operator.fenced"
 #define INST_SOCKET_FILE       "redis.sock"
@@ -135,7 +136,9 @@ struct inst {
 	pthread_mutex_t lease_mu; /* with lease_cv: wakes the lease threads */
 	pthread_cond_t lease_cv;
 	bool lease_stop;
-	struct vk_conn *fence_conn; /* used from on_change only (serialised) */
+	struct vk_conn *fence_conn; /* reserved for the self-fence: connected while primary */
+	pthread_mutex_t fence_mu;   /* fence_conn: the watchdog's keep-alive vs on_change */
+	int64_t fence_budget_ms;    /* [const after lease init] half the fence margin */
 
 	/* other threads */
 	pthread_t poller;
@@ -199,13 +202,20 @@ void inst_lease_stop(struct inst *in, bool release);
 bool inst_lease_held(struct inst *in);
 void inst_lease_free(struct inst *in);
 
-/* --- fence / ops.c ----------------------------------------------------------------- */
-/* CLIENT PAUSE WRITE + CLIENT KILL TYPE normal SKIPME yes: writes stop at once. */
+/* --- fence.c ----------------------------------------------------------------------- */
+/* CLIENT PAUSE <24 h> WRITE, then the customers' connections dropped: 0 once the pause
+ * is confirmed (+OK), else the error. One attempt. */
 int inst_fence_server(struct vk_conn *c, struct err *e);
+/* Fences over c, retried within budget_ms; a fence not confirmed by then halts the
+ * server (SIGSTOP, then SIGKILL). Writes the marker; sets the snapshot's `fenced` only
+ * when no write can be accepted any more. 0, or the error when even the halt failed.
+ * Any thread (fence.c). */
+int inst_fence_now(struct inst *in, struct vk_conn *c, const char *reason, int64_t budget_ms,
+                   struct err *e);
+
+/* --- ops.c ------------------------------------------------------------------------- */
 /* Executes one posted mutation; fills cmd->status and cmd->body. */
 void inst_ops_execute(struct inst *in, struct inst_cmd *cmd);
-/* Persists the marker, fences the server, updates the snapshot. */
-int inst_fence_now(struct inst *in, struct vk_conn *c, const char *reason, struct err *e);
 /* Applies the desired live config and users to the running server (CONFIG SET, ACL
  * SETUSER, CONFIG REWRITE); fills restart (may be NULL) with what needs a restart. */
 int inst_apply_live(struct inst *in, const struct inst_desired *old, struct inst_strv *restart,

@@ -26,6 +26,14 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 
+#define FENCE_CMD_TIMEOUT_MS 500 /* one attempt of the self-fence */
+#define KEEPALIVE_MS         500 /* the reserved fence connection is pinged this often */
+
+static int64_t min_ms(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
 static void wake_supervisor(struct inst *in)
 {
 	uint64_t one = 1;
@@ -42,11 +50,13 @@ static void on_change(void *ctx, bool leading)
 	if (leading || !atomic_load(&in->lease_active))
 		return;
 	/* Lost while primary: stop writes before anyone else may take the lease. */
-	if (inst_fence_now(in, in->fence_conn, "primary lease lost", &e) < 0)
+	pthread_mutex_lock(&in->fence_mu);
+	if (inst_fence_now(in, in->fence_conn, "primary lease lost", in->fence_budget_ms, &e) < 0)
 		log_error("lease", "fencing after lease loss failed", "error", e.msg, (char *)NULL);
 	else
 		log_warn("lease", "primary lease lost: fenced", "lease", in->lease_name,
 		         (char *)NULL);
+	pthread_mutex_unlock(&in->fence_mu);
 	atomic_store(&in->lease_lost, true);
 	wake_supervisor(in);
 }
@@ -71,7 +81,11 @@ int inst_lease_init(struct inst *in, struct err *e)
 	lo.on_change = on_change;
 	lo.ctx = in;
 	in->lease = k8s_lease_new(in->lease_kube, &lo, e);
-	in->fence_conn = inst_conn_new(in, NULL, 0, INST_CMD_TIMEOUT_MS);
+	/* lib/k8s/lease.h: the fence margin; the self-fence must hold within half of it */
+	in->fence_budget_ms = (in->spec.lease_duration_ms - in->spec.renew_deadline_ms) / 2;
+	in->fence_conn = inst_conn_new(in, NULL, 0,
+	                               (int)min_ms(FENCE_CMD_TIMEOUT_MS, in->fence_budget_ms / 2));
+	pthread_mutex_init(&in->fence_mu, NULL);
 	pthread_mutex_init(&in->lease_mu, NULL);
 	clock_cond_init(&in->lease_cv); /* the watchdog's deadline: monotonic */
 	return in->lease ? 0 : (e ? e->code : -EINVAL);
@@ -134,15 +148,39 @@ static void *driver_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Keeps the fence connection open and authenticated while primary, so the self-fence
+ * never needs a new connection (a customer may hold every client slot, maxclients, by
+ * then), and an idle `timeout` never closes it. A dropped one is reconnected here.
+ */
+static void keep_fence_conn(struct inst *in, int64_t now, int64_t *next, bool *was_up)
+{
+	struct err e = { 0 };
+	bool up;
+
+	if (now < *next || pthread_mutex_trylock(&in->fence_mu) != 0)
+		return;
+	up = vk_ping(in->fence_conn, &e) == 0;
+	pthread_mutex_unlock(&in->fence_mu);
+	if (!up && *was_up)
+		log_warn("lease", "the reserved fence connection is down; retrying", "lease",
+		         in->lease_name, "error", e.msg, (char *)NULL);
+	*was_up = up;
+	/* down: retry at the next tick, before a customer can take the last client slot */
+	*next = up ? now + KEEPALIVE_MS : now;
+}
+
 static void *watchdog_main(void *arg)
 {
 	struct inst *in = arg;
-	int64_t until = clock_mono_ms();
+	int64_t until = clock_mono_ms(), ping_at = 0;
+	bool fence_conn_up = true; /* log the first failure */
 
 	while (nap_until(in, until)) {
 		int64_t now = clock_mono_ms(), v;
 
 		k8s_lease_check(in->lease, now);
+		keep_fence_conn(in, now, &ping_at, &fence_conn_up);
 		v = k8s_lease_valid_until(in->lease);
 		/* wake at the deadline, and at least every 50 ms to catch renewals */
 		until = v > now && v - now < 50 ? v : now + 50;
@@ -158,6 +196,15 @@ int inst_lease_start(struct inst *in, struct err *e)
 		return 0;
 	in->lease_stop = false;
 	atomic_store(&in->lease_lost, false);
+	pthread_mutex_lock(&in->fence_mu);
+	pthread_mutex_lock(&in->mu);
+	vk_conn_set_auth(in->fence_conn, INST_OPERATOR_USER, in->shared_pw);
+	pthread_mutex_unlock(&in->mu);
+	if (vk_conn_connect(in->fence_conn, e) < 0)
+		log_warn("lease", "cannot open the reserved fence connection yet", "error",
+		         e ? e->msg : "", (char *)NULL);
+	err_clear(e);
+	pthread_mutex_unlock(&in->fence_mu);
 	atomic_store(&in->lease_active, true);
 	rc = pthread_create(&in->lease_driver, NULL, driver_main, in);
 	if (!rc)

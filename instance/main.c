@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "instance/fault.h"
 #include "instance/inst.h"
 #include "instance/instance.h"
 #include "lib/alloc.h"
@@ -113,7 +114,9 @@ int instance_main(int argc, char **argv)
 	}
 	init_state(in);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	rc = prepare(in, &e);
+	rc = inst_faults_arm(getenv(INST_FAULTS_ENV), &e);
+	if (!rc)
+		rc = prepare(in, &e);
 	if (!rc && inst_supervisor_setup(in) < 0)
 		rc = err_set(&e, -errno, "signalfd/eventfd: %s", strerror(errno));
 	in->ctl = inst_conn_new(in, NULL, 0, INST_CMD_TIMEOUT_MS);

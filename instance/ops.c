@@ -15,13 +15,19 @@
  * manager to promote (POST http(s)://target:httpPort/v1/promote; over HTTPS with the
  * peer certificate of --http-tls-dir, see controller/pki.h), which takes the lease
  * and runs REPLICAOF NO ONE; then REPLICAOF target on ourselves (a partial resync:
- * the target keeps our history as replid2) and unpause: the writes that waited now
- * get READONLY and clients move to the new primary. The answer carries the measured
- * pause. The manager drives the promote itself (not the controller) so the pause is
- * a few round trips; the controller then moves status.currentPrimary and the labels.
- * On a catch-up timeout the pause is lifted and nothing changed; if the promote
- * fails, the target's role is checked directly, and if it is not primary we take the
- * lease back and unpause, or stay fenced when we cannot.
+ * the target keeps our history as replid2), confirmed by our server's own ROLE, and
+ * only then unpause: the writes that waited now get READONLY and clients move to the
+ * new primary. The answer carries the measured pause. The manager drives the promote
+ * itself (not the controller) so the pause is a few round trips; the controller then
+ * moves status.currentPrimary and the labels.
+ *
+ * The pause has no end of its own (the fence's 24 h): a slow API server can stretch the
+ * hand-over, never outlast the pause. Every exit lifts it only where that is safe: a
+ * catch-up timeout (we still hold the lease: nothing changed); a failed promote after
+ * we took the lease back; a confirmed demotion. A promote that failed when the lease
+ * cannot be taken back, and a demotion that is not confirmed within DEMOTE_BUDGET_MS,
+ * keep the pause as a fence (marker, `fenced`): the controller re-points this instance
+ * with /v1/replicate, which confirms the same way before it unfences.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -32,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "instance/fault.h"
 #include "instance/inst.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
@@ -39,6 +46,8 @@
 #include "lib/valkey/directives.h"
 
 #define PROMOTE_TIMEOUT_MS 5000
+#define DEMOTE_BUDGET_MS   2000 /* REPLICAOF retried this long before staying fenced */
+#define DEMOTE_RETRY_MS    100
 #define PEER_BODY_MAX      (64 * 1024)
 
 static void reply(struct inst_cmd *c, unsigned status, json_t *j)
@@ -76,51 +85,34 @@ static void ok(struct inst *in, struct inst_cmd *c, const char *what)
 	reply(c, 200, j);
 }
 
-static void set_fenced(struct inst *in, bool fenced, const char *reason)
+static void clear_fenced(struct inst *in)
 {
+	inst_marker_remove(in->marker_path);
 	pthread_mutex_lock(&in->mu);
-	in->snap.fenced = fenced;
-	snprintf(in->snap.fence_reason, sizeof(in->snap.fence_reason), "%s", fenced ? reason : "");
-	if (!fenced)
-		in->snap.primary_crashed = false;
+	in->snap.fenced = false;
+	in->snap.fence_reason[0] = '\0';
+	in->snap.primary_crashed = false;
 	pthread_mutex_unlock(&in->mu);
+	in->fence_reassert_at = 0;
+}
+
+/* Fences over ctl (fence.c: confirmed, or the server is halted) and keeps it so. */
+static int fence(struct inst *in, const char *reason, struct err *e)
+{
+	int rc = inst_fence_now(in, in->ctl, reason, INST_FENCE_BUDGET_MS, e);
+
+	if (!rc)
+		in->fence_reassert_at = clock_mono_ms() + INST_FENCE_REASSERT_MS;
+	return rc;
 }
 
 /* --- fence -------------------------------------------------------------------------- */
-
-int inst_fence_server(struct vk_conn *c, struct err *e)
-{
-	int rc = vk_client_pause_write(c, INST_FENCE_PAUSE_MS, e);
-
-	if (rc)
-		return rc;
-	/* Drop every normal client but ourselves: nothing queued behind the pause stays. */
-	(void)vk_command(c, NULL, NULL, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
-	return 0;
-}
-
-int inst_fence_now(struct inst *in, struct vk_conn *c, const char *reason, struct err *e)
-{
-	char *pw;
-	int rc, mrc;
-
-	pthread_mutex_lock(&in->mu);
-	pw = in->shared_pw ? xstrdup(in->shared_pw) : NULL;
-	pthread_mutex_unlock(&in->mu);
-	vk_conn_set_auth(c, INST_OPERATOR_USER, pw);
-	free_secret(pw);
-	rc = inst_fence_server(c, e);
-	mrc = inst_marker_write(in->marker_path, reason, rc ? NULL : e);
-	set_fenced(in, true, reason);
-	in->fence_reassert_at = clock_mono_ms() + INST_FENCE_REASSERT_MS;
-	return rc ? rc : mrc;
-}
 
 static void op_fence(struct inst *in, struct inst_cmd *c)
 {
 	struct err e = { 0 };
 
-	if (inst_fence_now(in, in->ctl, c->req.reason, &e) < 0 && in->server_pid > 0)
+	if (fence(in, c->req.reason, &e) < 0)
 		return fail(c, 503, e.msg);
 	if (in->want == INST_STATE_PRIMARY)
 		inst_lease_stop(in, true); /* a fenced primary gives the lease up */
@@ -155,9 +147,7 @@ static void op_unfence(struct inst *in, struct inst_cmd *c)
 		return;
 	if (vk_client_unpause(in->ctl, &e) < 0 && in->server_pid > 0)
 		return fail(c, 503, e.msg);
-	inst_marker_remove(in->marker_path);
-	set_fenced(in, false, NULL);
-	in->fence_reassert_at = 0;
+	clear_fenced(in);
 	log_info("ops", "unfenced", "pod", in->set.pod_name, (char *)NULL);
 	ok(in, c, "unfenced");
 }
@@ -194,8 +184,7 @@ static void op_promote(struct inst *in, struct inst_cmd *c)
 		inst_lease_stop(in, true);
 		return fail(c, 503, e.msg);
 	}
-	inst_marker_remove(in->marker_path);
-	set_fenced(in, false, NULL);
+	clear_fenced(in);
 	become(in, INST_STATE_PRIMARY, NULL, 0, "promoted");
 	pthread_mutex_lock(&in->mu);
 	in->snap.lease_held = true;
@@ -210,6 +199,41 @@ static bool is_self(struct inst *in, const char *host, int port)
 	return port == in->set.server_port && in->set.pod_ip && strcmp(host, in->set.pod_ip) == 0;
 }
 
+/* Does the server itself (not this manager's state) replicate from host:port? */
+static bool server_follows(struct inst *in, const char *host, int port)
+{
+	struct vk_role_info r;
+
+	return vk_role(in->ctl, &r, NULL) == 0 && r.role == VK_ROLE_REPLICA &&
+	       r.master_port == port && strcmp(r.master_host, host) == 0;
+}
+
+/*
+ * REPLICAOF host port until the server's own ROLE says it replicates from there (retried
+ * every DEMOTE_RETRY_MS within budget_ms). 0 once confirmed: only then may a demoted
+ * primary's pause be lifted (ops.c header).
+ */
+static int demote(struct inst *in, const char *host, int port, int64_t budget_ms, struct err *e)
+{
+	int64_t deadline = clock_mono_ms() + budget_ms;
+	struct timespec nap = { 0, DEMOTE_RETRY_MS * 1000000L };
+	int rc;
+
+	for (;;) {
+		err_clear(e);
+		if (inst_fault_hit(INST_FAULT_REPLICAOF_REFUSED))
+			rc = err_set(e, -EIO, "REPLICAOF %s %d refused (injected fault)", host,
+			             port);
+		else if ((rc = vk_replicaof(in->ctl, host, port, e)) == 0 &&
+		         !server_follows(in, host, port))
+			rc = err_set(e, -EIO, "REPLICAOF %s %d answered, but ROLE does not show it",
+			             host, port);
+		if (rc == 0 || clock_mono_ms() + DEMOTE_RETRY_MS >= deadline)
+			return rc;
+		nanosleep(&nap, NULL);
+	}
+}
+
 static void op_replicate(struct inst *in, struct inst_cmd *c)
 {
 	struct err e = { 0 };
@@ -218,16 +242,15 @@ static void op_replicate(struct inst *in, struct inst_cmd *c)
 
 	if (is_self(in, c->req.host, c->req.port))
 		return fail(c, 400, "host, port: that is this instance");
-	if (same && !inst_is_fenced(in))
+	if (same && !inst_is_fenced(in) && server_follows(in, c->req.host, c->req.port))
 		return ok(in, c, "already replicating");
-	if (vk_replicaof(in->ctl, c->req.host, c->req.port, &e) < 0)
-		return fail(c, 503, e.msg);
+	if (demote(in, c->req.host, c->req.port, DEMOTE_BUDGET_MS, &e) < 0)
+		return fail(c, 503, e.msg); /* a fence, if any, stays */
 	if (in->want == INST_STATE_PRIMARY)
 		inst_lease_stop(in, true);
 	/* A replica is read-only: a fence's pause would only hold back its replication. */
 	(void)vk_client_unpause(in->ctl, NULL);
-	inst_marker_remove(in->marker_path);
-	set_fenced(in, false, NULL);
+	clear_fenced(in);
 	become(in, INST_STATE_REPLICA, c->req.host, c->req.port, "replicating as instructed");
 	log_info("ops", "replicating", "pod", in->set.pod_name, "host", c->req.host, (char *)NULL);
 	ok(in, c, "replicating");
@@ -351,7 +374,7 @@ static void sw_abort(struct inst *in, struct inst_cmd *c, const char *why)
 		vk_client_unpause(in->ctl, NULL);
 		return fail(c, 502, why);
 	}
-	inst_fence_now(in, in->ctl, "switchover failed half-way", NULL);
+	fence(in, "switchover failed half-way", NULL);
 	fail(c, 502, "switchover failed half-way; this instance stays fenced");
 }
 
@@ -360,10 +383,11 @@ static double ms_between(int64_t a, int64_t b)
 	return (double)(b - a) / 1000.0;
 }
 
-static void sw_answer(struct inst_cmd *c, const struct sw *s)
+static void sw_answer(struct inst_cmd *c, const struct sw *s, const char *demote_error)
 {
-	json_t *j = json_pack("{s:s,s:s,s:i,s:I}", "result", "switched over", "target", s->host,
-	                      "targetPort", s->port, "offset", (json_int_t)s->offset);
+	json_t *j = json_pack("{s:s,s:s,s:i,s:I,s:b}", "result", "switched over", "target", s->host,
+	                      "targetPort", s->port, "offset", (json_int_t)s->offset, "demoted",
+	                      !demote_error);
 
 	/* where the pause went: catch-up, lease release, the target's promote (lease + REPLICAOF) */
 	json_object_set_new(j, "catchUpMs", json_real(ms_between(s->t0, s->t_caught)));
@@ -371,7 +395,33 @@ static void sw_answer(struct inst_cmd *c, const struct sw *s)
 	json_object_set_new(j, "promoteMs", json_real(ms_between(s->t_released, s->t_promoted)));
 	json_object_set_new(j, "writePauseMs", json_real(ms_between(s->t0, s->t_promoted)));
 	json_object_set_new(j, "oldPrimaryPausedMs", json_real(ms_between(s->t0, s->t_end)));
+	if (demote_error)
+		json_object_set_new(j, "demoteError", json_string(demote_error));
 	reply(c, 200, j);
+}
+
+/*
+ * The target is primary: become its replica, confirmed by our own server's ROLE, and
+ * only then lift the pause. A demotion that cannot be confirmed leaves this instance
+ * paused as a fence (marker, `fenced`), parked: the controller re-points it with
+ * /v1/replicate, which confirms the same way before unfencing.
+ */
+static void sw_demote(struct inst *in, struct inst_cmd *c, struct sw *s)
+{
+	struct err e = { 0 };
+
+	if (demote(in, s->host, s->port, DEMOTE_BUDGET_MS, &e) == 0) {
+		vk_client_unpause(in->ctl, NULL);
+		s->t_end = now_us();
+		become(in, INST_STATE_REPLICA, s->host, s->port, "switched over");
+		return sw_answer(c, s, NULL);
+	}
+	log_error("ops", "switchover: demotion not confirmed; staying fenced", "error", e.msg,
+	          (char *)NULL);
+	(void)fence(in, "switchover: demotion to a replica not confirmed", NULL);
+	s->t_end = now_us();
+	become(in, INST_STATE_PARKED, NULL, 0, "switched over; demotion failed: fenced");
+	sw_answer(c, s, e.msg);
 }
 
 static void sw_run(struct inst *in, struct inst_cmd *c, struct sw *s)
@@ -381,9 +431,13 @@ static void sw_run(struct inst *in, struct inst_cmd *c, struct sw *s)
 	struct err e = { 0 };
 
 	s->t0 = now_us();
-	if (vk_client_pause_write(in->ctl, s->timeout_ms + PROMOTE_TIMEOUT_MS + 2000, &e) < 0 ||
-	    vk_info(in->ctl, "replication", &info, &e) < 0)
+	/* A pause without an end of its own (the fence's): however slow the API server makes
+	 * the hand-over, it holds until this function lifts it or keeps it as a fence. */
+	if (vk_client_pause_write(in->ctl, INST_FENCE_PAUSE_MS, &e) < 0 ||
+	    vk_info(in->ctl, "replication", &info, &e) < 0) {
+		vk_client_unpause(in->ctl, NULL); /* we still hold the lease */
 		return fail(c, 503, e.msg);
+	}
 	s->offset = info.master_repl_offset;
 	if (sw_catch_up(s, &e) < 0) {
 		vk_client_unpause(in->ctl, NULL);
@@ -396,13 +450,7 @@ static void sw_run(struct inst *in, struct inst_cmd *c, struct sw *s)
 	    !(vk_role(s->target, &r, NULL) == 0 && r.role == VK_ROLE_PRIMARY))
 		return sw_abort(in, c, e.msg);
 	s->t_promoted = now_us();
-	if (vk_replicaof(in->ctl, s->host, s->port, &e) < 0)
-		log_error("ops", "switchover: REPLICAOF the new primary failed", "error", e.msg,
-		          (char *)NULL);
-	vk_client_unpause(in->ctl, NULL);
-	s->t_end = now_us();
-	become(in, INST_STATE_REPLICA, s->host, s->port, "switched over");
-	sw_answer(c, s);
+	sw_demote(in, c, s);
 }
 
 static void op_switchover(struct inst *in, struct inst_cmd *c)

@@ -1,0 +1,114 @@
+# Sourced by test/integration/instance.sh: the one-writable-primary promise under faults
+# the normal checks never meet (issue 14). Each check injects its fault on real servers:
+#   demotion_refused  REPLICAOF refused on the old primary during a switchover (the one
+#                     fault point, REDIS_OPERATOR_FAULTS=replicaof-refused:N, instance/fault.h)
+#   fence_maxclients  every client slot taken by a customer when the Lease is lost
+#   fence_busy        the server busy in a script when the Lease is lost
+# Each asserts what a client sees: no write gets +OK from an instance that lost the
+# right to be primary.
+
+server_role() { rcli "$1" ROLE 2>/dev/null | head -1; }
+write_refused() { # NAME: a new default-user SET gets no OK within 2 s
+  local out
+  out=$(timeout 2 redis-cli -p "$(port "$1" 1)" --user default --pass "$DEFPW" \
+    --no-auth-warning SET safety:probe 1 2>&1)
+  [ "$out" != OK ]
+}
+take_lease_away() { kretry patch lease "$1-primary" --type=merge -p '{"spec":{"holderIdentity":"intruder"}}'; }
+one_primary() { # CLUSTER [REDIS-MAP]: a one-instance cluster, booted
+  local c=$1
+  kretry apply -f - <<Y
+apiVersion: redis.io/v1
+kind: RedisCluster
+metadata: {name: $c}
+spec:
+  instances: 1
+  engine: redis
+  redis: ${2:-{\}}
+  failover: {leaseDuration: 4s, renewDeadline: 2s, renewPeriod: 500ms, switchoverTimeout: 5s}
+Y
+  set_primary "$c" "$c-1" >/dev/null
+  mkpod "$c-1" "$c" >/dev/null
+  start_mgr "$c-1" "$c"
+  poll 20 ready "$c-1" || { st "$c-1"; return 1; }
+}
+customer() { # NAME FILL: clients.py in the background; waits until it is ready
+  rm -f "$W/cust."*
+  python3 test/integration/instance/clients.py "$(port "$1" 1)" default "$DEFPW" "$2" \
+    "$W/cust.ready" "$W/cust.go" "$W/cust.out" >"$W/cust.log" 2>&1 &
+  echo $! >"$W/cust.pid"
+  poll 30 test -s "$W/cust.ready"
+}
+customer_reply() { # waits for clients.py; prints what its SET got
+  touch "$W/cust.go"
+  poll 15 test -s "$W/cust.out"; cat "$W/cust.out"
+}
+
+demotion_refused() { # CLUSTER
+  local c=$1 out i
+  mkcluster "$c" redis 3 >/dev/null
+  set_primary "$c" "$c-1" >/dev/null
+  mkpod "$c-1" "$c" >/dev/null
+  # the switchover's demotion tries 20 times in 2 s; the repair's first 10 fail too
+  start_mgr "$c-1" "$c" env REDIS_OPERATOR_FAULTS=replicaof-refused:30
+  poll 20 ready "$c-1" || return 1
+  for i in 2 3; do mkpod "$c-$i" "$c" >/dev/null; start_mgr "$c-$i" "$c"; done
+  poll 20 ready "$c-2" && poll 20 ready "$c-3" || return 1
+  out=$(post "$c-1" switchover "{\"pod\":\"$c-2\"}")
+  # still a master (the demotion was refused), but fenced: no write is accepted
+  write_refused "$c-1" || { echo "the old primary accepted a write; switchover: $out"; return 1; }
+  echo "$out" | grep -q '^200 ' && [ "$(echo "${out#* }" | jq -r .demoted)" = false ] ||
+    { echo "switchover: $out"; return 1; }
+  [ "$(server_role "$c-1")" = master ] && is "$c-1" .fenced true || { st "$c-1"; return 1; }
+  poll 5 is "$c-2" .role primary && [ "$(lease_holder "$c")" = "$c-2" ] || return 1
+  # the controller's repair: /v1/replicate confirms the server's ROLE before unfencing
+  set_primary "$c" "$c-2" >/dev/null
+  post_ok "$c-3" replicate "$(addr_body "$c-2")" || return 1
+  out=$(post "$c-1" replicate "$(addr_body "$c-2")")
+  echo "$out" | grep -q '^200 ' || { echo "replicate: $out"; return 1; }
+  [ "$(server_role "$c-1")" = slave ] && is "$c-1" .fenced false || { st "$c-1"; return 1; }
+  ucli "$c-1" default "$DEFPW" SET x 1 | grep -q READONLY
+}
+
+fence_maxclients() { # CLUSTER
+  local c=$1 p=$1-1 pid0 got
+  one_primary "$c" '{maxclients: "24"}' || return 1
+  pid0=$(server_pid "$p")
+  customer "$p" 1 || { cat "$W/cust.log"; return 1; }
+  echo "info instance: $(cat "$W/cust.ready" | tr -d '\n') idle customer connections fill every slot" >&3
+  take_lease_away "$c" || return 1
+  poll 5 is "$p" .fenced true || { st "$p"; return 1; }
+  got=$(customer_reply)
+  [ "$got" != "+OK" ] || { echo "a write was acknowledged after the lease was lost"; return 1; }
+  # the fence held over the reserved connection: the server was not halted
+  [ "$(server_pid "$p")" = "$pid0" ] || { echo "the server was halted: $(jst "$p" .fenceReason)"; return 1; }
+  write_refused "$p" || { echo "a new connection's write was accepted"; return 1; }
+}
+
+fence_busy() { # CLUSTER
+  local c=$1 p=$1-1 pid0 got
+  one_primary "$c" || return 1
+  pid0=$(server_pid "$p")
+  customer "$p" 0 || { cat "$W/cust.log"; return 1; }
+  # a 3 s busy script (below busy-reply-threshold: other commands wait, none is refused)
+  ucli "$p" default "$DEFPW" EVAL "local e = tonumber(redis.call('TIME')[1]) + 3
+    while tonumber(redis.call('TIME')[1]) < e do end return 1" 0 >/dev/null 2>&1 &
+  sleep 0.2
+  touch "$W/cust.go" # its SET now waits behind the script
+  take_lease_away "$c" || return 1
+  got=$(customer_reply)
+  [ "$got" != "+OK" ] || { echo "a write was acknowledged after the lease was lost"; return 1; }
+  poll 10 ne "$pid0" server_pid "$p" || { echo "the server was not halted"; st "$p"; return 1; }
+  poll 10 is "$p" .server.up true && is "$p" .fenced true && is "$p" .primaryCrashed true ||
+    { st "$p"; return 1; }
+  write_refused "$p"
+}
+
+safety_suite() {
+  check "switchover with REPLICAOF refused on the old primary: it stays fenced, then is repointed" \
+    demotion_refused "s$RANDOM"
+  check "lease lost with every client slot taken: the reserved connection fences" \
+    fence_maxclients "m$RANDOM" 3>&1
+  check "lease lost while the server is busy: the fence is not confirmed, the server is halted" \
+    fence_busy "y$RANDOM"
+}
