@@ -4,6 +4,8 @@
 #                     fault point, REDIS_OPERATOR_FAULTS=replicaof-refused:N, instance/fault.h)
 #   fence_maxclients  every client slot taken by a customer when the Lease is lost
 #   fence_busy        the server busy in a script when the Lease is lost
+#   switchover_slow_api  the old primary's API server slower than its lease client's
+#                     timeout during a switchover (its pause used to expire mid-hand-over)
 # Each asserts what a client sees: no write gets +OK from an instance that lost the
 # right to be primary.
 
@@ -104,6 +106,45 @@ fence_busy() { # CLUSTER
   write_refused "$p"
 }
 
+switchover_slow_api() { # CLUSTER
+  local c=$1 relay=$((BASE + 98)) k="$W/slow-kubeconfig" rp out wp
+  sed -E "s#server: .*#server: https://127.0.0.1:$relay#" "$KUBECONFIG_ADMIN" >"$k"
+  rm -f "$W/api.delay"
+  python3 test/integration/instance/tcpproxy.py "$relay" "$ENV_HOST_IP" "$ENV_API_PORT" \
+    "$W/api.delay" &
+  rp=$!
+  # lease 20s/12s/1s: the lease client's timeout is 6 s
+  kretry apply -f - <<Y
+apiVersion: redis.io/v1
+kind: RedisCluster
+metadata: {name: $c}
+spec:
+  instances: 2
+  engine: redis
+  failover: {leaseDuration: 20s, renewDeadline: 12s, renewPeriod: 1s, switchoverTimeout: 5s}
+Y
+  set_primary "$c" "$c-1" >/dev/null
+  mkpod "$c-1" "$c" >/dev/null; KCFG=$k start_mgr "$c-1" "$c"
+  poll 20 ready "$c-1" || { kill "$rp"; st "$c-1"; return 1; }
+  mkpod "$c-2" "$c" >/dev/null; start_mgr "$c-2" "$c"
+  poll 20 ready "$c-2" || { kill "$rp"; st "$c-2"; return 1; }
+  echo 6.5 >"$W/api.delay" # every request of the old primary's manager now outlasts its timeout
+  post "$c-1" switchover "{\"host\":\"127.0.0.1\",\"port\":$(port "$c-2" 1),\"httpPort\":$(port "$c-2" 2),\"timeout\":\"100ms\"}" \
+    >"$W/slow.sw" &
+  local sp=$!
+  sleep 0.5 # a write that waits behind the switchover's pause
+  timeout 30 redis-cli -p "$(port "$c-1" 1)" --user default --pass "$DEFPW" --no-auth-warning \
+    SET slow:key 1 >"$W/slow.out" 2>&1 &
+  wp=$!
+  wait "$sp"; wait "$wp"
+  kill "$rp" 2>/dev/null; wait "$rp" 2>/dev/null
+  out=$(cat "$W/slow.out")
+  [ "$out" != OK ] || { echo "the old primary acknowledged a write without the lease; switchover: $(cat "$W/slow.sw")"; return 1; }
+  # it could neither release nor take back the lease: the hand-over failed, it stays fenced
+  grep -q '^502 ' "$W/slow.sw" || { cat "$W/slow.sw"; return 1; }
+  is "$c-1" .fenced true && is "$c-2" .role replica
+}
+
 safety_suite() {
   check "switchover with REPLICAOF refused on the old primary: it stays fenced, then is repointed" \
     demotion_refused "s$RANDOM"
@@ -111,4 +152,6 @@ safety_suite() {
     fence_maxclients "m$RANDOM" 3>&1
   check "lease lost while the server is busy: the fence is not confirmed, the server is halted" \
     fence_busy "y$RANDOM"
+  check "switchover with the old primary's API server too slow for its lease: its pause holds" \
+    switchover_slow_api "w$RANDOM"
 }
