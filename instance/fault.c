@@ -10,7 +10,7 @@
 #include "lib/parse.h"
 
 static const char *const names[INST_FAULT_COUNT] = {
-	[INST_FAULT_REPLICAOF_REFUSED] = "replicaof-refused",
+	[INST_FAULT_SWITCHOVER_DEMOTION] = "switchover-demotion-refused",
 };
 
 static atomic_int armed[INST_FAULT_COUNT];
@@ -38,7 +38,8 @@ static int arm_one(const char *entry, size_t len, struct err *e)
 		return 0;
 	}
 	return err_set(e, -EINVAL,
-	               "%s: '%.*s' is not name:count (names: replicaof-refused; count 1..1000000)",
+	               "%s: '%.*s' is not name:count (names: switchover-demotion-refused; count "
+	               "1..1000000)",
 	               INST_FAULTS_ENV, (int)len, entry);
 }
 

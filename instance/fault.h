@@ -3,7 +3,7 @@
  * servers cannot be made to produce on cue (a REPLICAOF refused exactly during a
  * switchover). Armed only by the environment variable
  *
- *   REDIS_OPERATOR_FAULTS="replicaof-refused:2"     (name:count, comma-separated)
+ *   REDIS_OPERATOR_FAULTS="switchover-demotion-refused:2"   (name:count, comma-separated)
  *
  * read once at start: the next `count` hits of that point fail. The controller never sets
  * it in the pods it creates; an unknown name or a bad count is a start-up error (exit 2),
@@ -19,7 +19,9 @@
 #define INST_FAULTS_ENV "REDIS_OPERATOR_FAULTS"
 
 enum inst_fault {
-	INST_FAULT_REPLICAOF_REFUSED, /* "replicaof-refused": REPLICAOF <host> <port> fails */
+	/* "switchover-demotion-refused": every REPLICAOF of one switchover's demotion fails
+	 * (one hit per switchover; the controller's later /v1/replicate is not affected) */
+	INST_FAULT_SWITCHOVER_DEMOTION,
 	INST_FAULT_COUNT,
 };
 

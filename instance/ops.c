@@ -211,9 +211,11 @@ static bool server_follows(struct inst *in, const char *host, int port)
 /*
  * REPLICAOF host port until the server's own ROLE says it replicates from there (retried
  * every DEMOTE_RETRY_MS within budget_ms). 0 once confirmed: only then may a demoted
- * primary's pause be lifted (ops.c header).
+ * primary's pause be lifted (ops.c header). `refused`: the test fault point
+ * (instance/fault.h) makes every attempt fail.
  */
-static int demote(struct inst *in, const char *host, int port, int64_t budget_ms, struct err *e)
+static int demote(struct inst *in, const char *host, int port, int64_t budget_ms, bool refused,
+                  struct err *e)
 {
 	int64_t deadline = clock_mono_ms() + budget_ms;
 	struct timespec nap = { 0, DEMOTE_RETRY_MS * 1000000L };
@@ -221,7 +223,7 @@ static int demote(struct inst *in, const char *host, int port, int64_t budget_ms
 
 	for (;;) {
 		err_clear(e);
-		if (inst_fault_hit(INST_FAULT_REPLICAOF_REFUSED))
+		if (refused)
 			rc = err_set(e, -EIO, "REPLICAOF %s %d refused (injected fault)", host,
 			             port);
 		else if ((rc = vk_replicaof(in->ctl, host, port, e)) == 0 &&
@@ -244,7 +246,7 @@ static void op_replicate(struct inst *in, struct inst_cmd *c)
 		return fail(c, 400, "host, port: that is this instance");
 	if (same && !inst_is_fenced(in) && server_follows(in, c->req.host, c->req.port))
 		return ok(in, c, "already replicating");
-	if (demote(in, c->req.host, c->req.port, DEMOTE_BUDGET_MS, &e) < 0)
+	if (demote(in, c->req.host, c->req.port, DEMOTE_BUDGET_MS, false, &e) < 0)
 		return fail(c, 503, e.msg); /* a fence, if any, stays */
 	if (in->want == INST_STATE_PRIMARY)
 		inst_lease_stop(in, true);
@@ -410,7 +412,8 @@ static void sw_demote(struct inst *in, struct inst_cmd *c, struct sw *s)
 {
 	struct err e = { 0 };
 
-	if (demote(in, s->host, s->port, DEMOTE_BUDGET_MS, &e) == 0) {
+	if (demote(in, s->host, s->port, DEMOTE_BUDGET_MS,
+	           inst_fault_hit(INST_FAULT_SWITCHOVER_DEMOTION), &e) == 0) {
 		vk_client_unpause(in->ctl, NULL);
 		s->t_end = now_us();
 		become(in, INST_STATE_REPLICA, s->host, s->port, "switched over");

@@ -28,6 +28,20 @@
 #   switchover-kill    a switchover to a replica is asked and that replica's server is
 #                      SIGKILLed at once (the switchover fails or completes; either way
 #                      no acknowledged write is lost)
+#   switchover-refused a switchover whose old primary's REPLICAOF is refused: the test image
+#                      redis:7.0-fault-demotion arms instance/fault.h; the old primary stays
+#                      fenced until the controller repoints it
+#   fence-maxclients   every client slot of the primary taken by a customer (maxclients 64),
+#                      then its API cut: it must fence itself over its reserved connection
+#   switchover-api-cut a switchover asked while the primary is cut from the API server (an
+#                      API server slower than any timeout: the Lease can be neither released
+#                      nor taken back; there is no netem here for a finite delay, which the
+#                      instance check switchover_slow_api covers): the write pause holds
+#                      until a replica takes over
+#   lagging-replicas   both replicas' servers frozen (SIGSTOP) and the primary cut from the
+#                      API server; thawed 7 s later: at its fence the primary is ahead of
+#                      them, and the promotion waits (bounded) until the elected one reached
+#                      its offset (the FailoverPromoting event says which case applied)
 #
 # The environment is test/integration/controller.sh's (test/bench/operator-lib.sh), with a
 # private node agent of AGENT_NODES (3) Nodes: the pods spread over them.
@@ -38,7 +52,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 RUNS=${CHAOS_RUNS:-3}
-SCEN=${CHAOS_SCENARIOS:-server-kill im-kill pod-delete freeze-thaw net-cut api-cut node-lost two-replicas-kill switchover-kill controller-kill api-restart rolling-update}
+SCEN=${CHAOS_SCENARIOS:-server-kill im-kill pod-delete freeze-thaw net-cut api-cut node-lost two-replicas-kill switchover-kill switchover-refused fence-maxclients switchover-api-cut lagging-replicas controller-kill api-restart rolling-update}
 RESULTS=${RESULTS:-$BUILD/test-results}
 mkdir -p "$RESULTS"
 AGENT_NODES=${AGENT_NODES:-3}
@@ -87,12 +101,35 @@ f_api_restart() {
   # outage (longer than its renew deadline) exited 1; it is started again.
   if [ -s "$W/ctl-main.exit" ]; then start_controller; fi
 }
-f_switchover_kill() {
+f_switchover_ask() {
   local t; t=$(replicas_of "$1" "$2" | awk '{print $1}')
-  [ -n "$t" ] || return 1
-  $K -n "$1" annotate rediscluster "$2" "redis.io/switchover-to=$t" --overwrite >/dev/null &&
-    sleep 0.1 && kill -9 "$(server_hostpid "$1" "$t")"
+  [ -n "$t" ] && echo "$t" >"$W/switchover-target" &&
+    $K -n "$1" annotate rediscluster "$2" "redis.io/switchover-to=$t" --overwrite >/dev/null
 }
+f_switchover_kill() {
+  f_switchover_ask "$@" && sleep 0.1 && kill -9 "$(server_hostpid "$1" "$(cat "$W/switchover-target")")"
+}
+f_switchover_api_cut() { f_api_cut "$@" && sleep 0.3 && f_switchover_ask "$@"; }
+# A customer holding every client slot of the primary (clients.py), then its API cut.
+f_fence_maxclients() {
+  rm -f "$W/cust."*
+  CLIENTS_HOST=$(pod_ip "$1" "$3") python3 test/integration/instance/clients.py 6379 default \
+    "$(secret "$1" "$2-auth")" 1 "$W/cust.ready" "$W/cust.go" "$W/cust.out" >"$W/cust.log" 2>&1 &
+  echo $! >"$W/cust.pid"
+  poll 30 test -s "$W/cust.ready" && f_api_cut "$@"
+}
+r_fence_maxclients() { touch "$W/cust.go"; kill "$(cat "$W/cust.pid")" 2>/dev/null; r_api_restore "$@"; }
+f_lagging() {
+  local p pids=""
+  for p in $(replicas_of "$1" "$2"); do pids+=" $(server_hostpid "$1" "$p")"; done
+  [ -n "${pids// /}" ] || return 1
+  # shellcheck disable=SC2086
+  kill -STOP $pids && f_api_cut "$@" || return 1
+  # shellcheck disable=SC2086
+  (sleep 7; kill -CONT $pids) &
+}
+# how the last promotion judged the fenced primary's tail (its event's message)
+last_promoting() { $K -n "$1" get events --field-selector reason=FailoverPromoting --sort-by=.lastTimestamp -o jsonpath='{.items[-1:].message}' 2>/dev/null | sed 's/.*: //'; }
 f_rolling() {
   local n=$(( 16 + ${ROLL_N:-0} % 8 + 1 ))
   $K -n "$1" patch rediscluster "$2" --type=merge -p "{\"spec\":{\"redis\":{\"databases\":\"$n\"}}}" >/dev/null
@@ -104,10 +141,10 @@ hash_changed() { # NS NAME OLDHASH: every pod re-created with another spec hash,
 }
 r_rolling_done() { local h=$ROLL_HASH; poll 240 hash_changed "$1" "$2" "$h"; }
 
-# scenario NAME FAULT [RESTORE] [WAITFOR]
+# scenario NAME FAULT [RESTORE] [WAITFOR] [SPEC]: SPEC, spec lines for the cluster
 scenario() {
   local name=$1 ns=$RUN-$1 i dir ok
-  op_cluster "$ns" c 3 || { echo "FAIL chaos $name: cluster not Ready"; failed=$((failed + 1)); return; }
+  op_cluster "$ns" c 3 "${5:-}" || { echo "FAIL chaos $name: cluster not Ready"; failed=$((failed + 1)); return; }
   for i in $(seq 1 "$RUNS"); do
     dir=$W/$name-$i ROLL_N=$i
     ROLL_HASH=$($K -n "$ns" get pods -l redis.io/cluster=c -o jsonpath='{range .items[*]}{.metadata.annotations.redis\.io/spec-hash}{"\n"}{end}' | sort -u)
@@ -116,6 +153,7 @@ scenario() {
       [ "$VERIFY_RC" = 0 ] && [ "$(field "$VERIFY_LINE" lost)" = 0 ] &&
         [ "$(field "$VERIFY_LINE" split_brain_instants)" = 0 ] && ok=1
       line="ready_again_ms=$OP_READY_AGAIN_MS rto_ms=$RUN_RTO | $VERIFY_LINE"
+      [ "$name" = lagging-replicas ] && line+=" | promoted: $(last_promoting "$ns")"
     else
       line="broken: $(cat "$dir/why" 2>/dev/null) (ready_again: not reached)"
       poll 180 ready "$ns" c
@@ -137,6 +175,10 @@ for s in $SCEN; do
     node-lost) scenario $s f_node_lose r_node_restore ;;
     two-replicas-kill) scenario $s f_two_replicas "" any ;;
     switchover-kill) scenario $s f_switchover_kill "" any ;;
+    switchover-refused) scenario $s f_switchover_ask "" elsewhere "  imageName: redis:7.0-fault-demotion" ;;
+    fence-maxclients) scenario $s f_fence_maxclients r_fence_maxclients elsewhere "  redis: {maxclients: \"64\"}" ;;
+    switchover-api-cut) scenario $s f_switchover_api_cut r_api_restore ;;
+    lagging-replicas) scenario $s f_lagging r_api_restore ;;
     controller-kill) scenario $s f_controller_kill ;;
     api-restart) scenario $s f_api_restart ;;
     rolling-update) scenario $s f_rolling r_rolling_done any ;;

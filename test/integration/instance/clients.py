@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Customer connections for test/integration/instance/safety_checks.sh.
 
-  clients.py PORT USER PASS FILL READY GO OUT
+  clients.py PORT USER PASS FILL READY GO OUT      (CLIENTS_HOST: 127.0.0.1)
 
 Opens one authenticated connection (the writer); with FILL=1 then opens idle connections
 until the server refuses one ("max number of clients reached"), so no client slot is
@@ -12,6 +12,8 @@ import os
 import socket
 import sys
 import time
+
+HOST = os.environ.get("CLIENTS_HOST", "127.0.0.1")
 
 
 def resp(*args):
@@ -25,12 +27,12 @@ def resp(*args):
 def main():
     port, user, pw, fill, ready, go, out = sys.argv[1:8]
     deadline = time.time() + 60
-    w = socket.create_connection(("127.0.0.1", int(port)), timeout=3)
+    w = socket.create_connection((HOST, int(port)), timeout=3)
     w.sendall(resp("AUTH", user, pw))
     assert w.recv(64).startswith(b"+OK"), "AUTH failed"
     idle = []
     while fill == "1" and len(idle) < 10000 and time.time() < deadline:
-        s = socket.create_connection(("127.0.0.1", int(port)), timeout=3)
+        s = socket.create_connection((HOST, int(port)), timeout=3)
         s.sendall(resp("PING"))
         try:
             r = s.recv(128)

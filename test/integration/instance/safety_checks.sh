@@ -1,7 +1,7 @@
 # Sourced by test/integration/instance.sh: the one-writable-primary promise under faults
 # the normal checks never meet (issue 14). Each check injects its fault on real servers:
-#   demotion_refused  REPLICAOF refused on the old primary during a switchover (the one
-#                     fault point, REDIS_OPERATOR_FAULTS=replicaof-refused:N, instance/fault.h)
+#   demotion_refused  REPLICAOF refused on the old primary during a switchover (the fault
+#                     point REDIS_OPERATOR_FAULTS=switchover-demotion-refused:1, instance/fault.h)
 #   fence_maxclients  every client slot taken by a customer when the Lease is lost
 #   fence_busy        the server busy in a script when the Lease is lost
 #   switchover_slow_api  the old primary's API server slower than its lease client's
@@ -51,8 +51,7 @@ demotion_refused() { # CLUSTER
   mkcluster "$c" redis 3 >/dev/null
   set_primary "$c" "$c-1" >/dev/null
   mkpod "$c-1" "$c" >/dev/null
-  # the switchover's demotion tries 20 times in 2 s; the repair's first 10 fail too
-  start_mgr "$c-1" "$c" env REDIS_OPERATOR_FAULTS=replicaof-refused:30
+  start_mgr "$c-1" "$c" env REDIS_OPERATOR_FAULTS=switchover-demotion-refused:1
   poll 20 ready "$c-1" || return 1
   for i in 2 3; do mkpod "$c-$i" "$c" >/dev/null; start_mgr "$c-$i" "$c"; done
   poll 20 ready "$c-2" && poll 20 ready "$c-3" || return 1
