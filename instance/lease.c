@@ -174,7 +174,7 @@ static void *watchdog_main(void *arg)
 {
 	struct inst *in = arg;
 	int64_t until = clock_mono_ms(), ping_at = 0;
-	bool fence_conn_up = true; /* log the first failure */
+	bool fence_conn_up = false; /* a server still starting is not worth a warning */
 
 	while (nap_until(in, until)) {
 		int64_t now = clock_mono_ms(), v;
@@ -201,8 +201,8 @@ int inst_lease_start(struct inst *in, struct err *e)
 	vk_conn_set_auth(in->fence_conn, INST_OPERATOR_USER, in->shared_pw);
 	pthread_mutex_unlock(&in->mu);
 	if (vk_conn_connect(in->fence_conn, e) < 0)
-		log_warn("lease", "cannot open the reserved fence connection yet", "error",
-		         e ? e->msg : "", (char *)NULL);
+		log_debug("lease", "cannot open the reserved fence connection yet", "error",
+		          e ? e->msg : "", (char *)NULL);
 	err_clear(e);
 	pthread_mutex_unlock(&in->fence_mu);
 	atomic_store(&in->lease_active, true);
