@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/cel.h"
 #include "api/rediscluster.h"
@@ -408,6 +409,7 @@ static bool rule_user_name(json_t *self, json_t *old)
 	return strcmp(s, "default") != 0 && strcmp(s, "redis-operator") != 0;
 }
 
+/* self.lowerAscii() in [...]: strcasecmp folds ASCII only (no setlocale anywhere). */
 static bool rule_acl_token(json_t *self, json_t *old)
 {
 	static const char *const refused[] = { "nopass", "resetpass", "reset", "on", "off" };
@@ -417,9 +419,15 @@ static bool rule_acl_token(json_t *self, json_t *old)
 	if (s[0] && strchr("><#!", s[0]))
 		return false;
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-		if (strcmp(s, refused[i]) == 0)
+		if (strcasecmp(s, refused[i]) == 0)
 			return false;
 	return true;
+}
+
+static bool rule_acl_selector(json_t *self, json_t *old)
+{
+	(void)old;
+	return json_string_value(self)[0] != '(';
 }
 
 /* --- replica mode, failover, sentinel -------------------------------------------------------- */
@@ -815,10 +823,17 @@ const struct api_rule api_rc_user_name_rules[] = {
 
 const struct api_rule api_rc_acl_token_rules[] = {
 	{ .rule = "!(self.startsWith('>') || self.startsWith('<') || self.startsWith('#') || "
-	          "self.startsWith('!') || self in ['nopass', 'resetpass', 'reset', 'on', 'off'])",
+	          "self.startsWith('!') || "
+	          "self.lowerAscii() in ['nopass', 'resetpass', 'reset', 'on', 'off'])",
 	  .message = "spec.users[].rules may not set passwords or the on/off state (>, <, #, !, "
-	             "nopass, resetpass, reset, on, off): use passwordSecrets and enabled",
+	             "nopass, resetpass, reset, on, off, in any case): use passwordSecrets and "
+	             "enabled",
 	  .holds = rule_acl_token },
+	{ .rule = "!self.startsWith('(')",
+	  .message = "spec.users[].rules may not hold ACL selectors (a rule starting with '('): "
+	             "the operator's denials (ACL, CONFIG, CLIENT KILL, SHUTDOWN...) would not "
+	             "apply inside a selector; write the rules without one",
+	  .holds = rule_acl_selector },
 	{ NULL },
 };
 

@@ -1,15 +1,17 @@
 /*
- * acl: user rule lists and password hashes (see acl.h). The hash is OpenSSL's
- * SHA-256; everything else is string assembly.
+ * acl: user rule lists, the check of customer rules, and password hashes (see acl.h).
+ * The hash is OpenSSL's SHA-256; everything else is string assembly and comparison.
  */
 #include "acl.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <openssl/evp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lib/alloc.h"
 
@@ -18,6 +20,54 @@ const char *const inst_acl_deny[] = {
 	"-config",      "-shutdown",     "-debug",          "-replicaof",       "-slaveof",
 	"-failover",    "-module",       "-sync",           "-psync",           NULL,
 };
+
+/*
+ * The refused rules (see acl.h), matched ignoring case as Redis matches its keywords:
+ * a whole keyword, or a first character. Redis 7.0 and Valkey 8.0 read no other rule as
+ * a password, an identity or a state change.
+ */
+static const struct {
+	const char *token;
+	bool prefix; /* token is the first character */
+	const char *why;
+} refused[] = {
+	{ ">", true, "adds a password; passwords come from passwordSecrets" },
+	{ "#", true, "adds a password hash; passwords come from passwordSecrets" },
+	{ "<", true, "removes a password; passwords come from passwordSecrets" },
+	{ "!", true, "removes a password hash; passwords come from passwordSecrets" },
+	{ "nopass", false, "lets any password in; passwords come from passwordSecrets" },
+	{ "resetpass", false, "removes the passwords; passwords come from passwordSecrets" },
+	{ "reset", false, "resets the user, passwords included; the operator resets it itself" },
+	{ "on", false, "sets the on/off state; use enabled" },
+	{ "off", false, "sets the on/off state; use enabled" },
+	{ "(", true,
+	  "a selector (or the start of one): selectors are refused, the operator's "
+	  "denials (ACL, CONFIG, CLIENT KILL...) would not apply inside them" },
+};
+
+static bool one_printable_token(const char *rule)
+{
+	for (const char *p = rule; *p; p++)
+		if (*p <= ' ' || *p > '~')
+			return false;
+	return true;
+}
+
+const char *inst_acl_rule_refusal(const char *rule)
+{
+	if (!rule[0])
+		return "empty";
+	if (!one_printable_token(rule))
+		return "one rule per element: no spaces, control characters or non-ASCII bytes";
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		bool hit = refused[i].prefix ? rule[0] == refused[i].token[0]
+		                             : strcasecmp(rule, refused[i].token) == 0;
+
+		if (hit)
+			return refused[i].why;
+	}
+	return NULL;
+}
 
 void inst_strv_push(struct inst_strv *s, const char *str)
 {
@@ -91,8 +141,10 @@ void inst_acl_rules(enum inst_acl_kind kind, bool enabled, const struct inst_pws
 		inst_strv_push(out, "&*");
 		inst_strv_push(out, "+@all");
 	}
-	for (size_t i = 0; i < nrules; i++)
+	for (size_t i = 0; i < nrules; i++) {
+		assert(kind != INST_ACL_CUSTOMER || !inst_acl_rule_refusal(rules[i]));
 		inst_strv_push(out, rules[i]);
+	}
 	if (kind == INST_ACL_OPERATOR)
 		return;
 	for (size_t i = 0; inst_acl_deny[i]; i++)

@@ -4,7 +4,7 @@
  * Three kinds of user: the customer's `default` user (password from the auth Secret),
  * the operator's own `redis-operator` user (full rights; health, metrics, control and
  * replication authenticate as it), and the users of spec.users. Customer users
- * (default included) always end with INST_ACL_DENY: rules appended after theirs, so
+ * (default included) always end with inst_acl_deny: rules appended after theirs, so
  * no rule of theirs can re-grant CLIENT KILL, ACL, CONFIG, SHUTDOWN, REPLICAOF … and
  * therefore no customer can revoke, reconfigure or disconnect the operator's user.
  *
@@ -12,6 +12,12 @@
  * ("#<hex>"), which both the config file (`user` directive) and ACL SETUSER accept.
  * A rotation adds the new hash and keeps the old until told to drop it, so clients
  * that authenticated earlier, and replicas reconnecting, are never locked out.
+ *
+ * What a customer may write is checked before anything is rendered or applied
+ * (inst_acl_rule_refusal): Redis matches rule keywords in any case, so the refused
+ * keywords are refused in any case too, and a selector "(…)" is refused outright:
+ * inst_acl_deny binds the root permissions only, and a command any selector allows is
+ * allowed, so a selector such as "(+@all)" would run ACL and CONFIG past the deny list.
  *
  * Every rule list starts with "reset", so applying it is declarative: what the list
  * says is all the user has. ACL SETUSER applies a list atomically (redis >= 7.0), and
@@ -61,9 +67,23 @@ enum inst_acl_kind {
 extern const char *const inst_acl_deny[];
 
 /*
+ * Why a customer may not write rule (one element of spec.users[].rules, one ACL SETUSER
+ * argument), or NULL when it may. Refused: the empty token; whitespace, control
+ * characters and non-ASCII bytes (one element is one rule: "+get (+@all)" would hide a
+ * second rule from these checks); passwords (">", "<", "#", "!"); "nopass", "resetpass",
+ * "reset", "on" and "off" in any case (identity and state come from passwordSecrets
+ * and enabled); a selector or the start of one ("(" first: ACL SETUSER also joins
+ * "(+@all" "~*)" into one selector). The reason never quotes the rule (a refused rule
+ * may hold a password). Everything else (key, channel and command rules, categories,
+ * allcommands, resetkeys, clearselectors …) may be written: inst_acl_deny comes after.
+ */
+const char *inst_acl_rule_refusal(const char *rule);
+
+/*
  * Appends the rules for one user to out: "reset", "on"/"off", "#hash" per password,
  * then the kind's grants (default: ~* &* +@all; operator: the same; customer: rules),
- * then inst_acl_deny for customer kinds. rules may be NULL when nrules is 0.
+ * then inst_acl_deny for customer kinds. rules may be NULL when nrules is 0. A customer
+ * kind's rules must have passed inst_acl_rule_refusal (asserted).
  */
 void inst_acl_rules(enum inst_acl_kind kind, bool enabled, const struct inst_pwset *pw,
                     char *const *rules, size_t nrules, struct inst_strv *out);

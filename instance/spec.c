@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "instance/acl.h"
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
 #include "lib/parse.h"
@@ -20,27 +21,12 @@ static const char *const policies[] = { "noeviction",      "allkeys-lru",  "allk
 	                                "allkeys-random",  "volatile-lru", "volatile-lfu",
 	                                "volatile-random", "volatile-ttl", NULL };
 
-/* Tokens that would set a password or the on/off state: passwords come from Secrets. */
-static const char *const forbidden_rules[] = { "nopass", "resetpass", "reset", "on", "off", NULL };
-
 static bool in_list(const char *s, const char *const *list)
 {
 	for (; *list; list++)
 		if (strcmp(s, *list) == 0)
 			return true;
 	return false;
-}
-
-bool inst_rule_is_allowed(const char *rule)
-{
-	size_t n = strlen(rule);
-
-	if (n == 0 || n > INST_RULE_LEN_MAX || strchr("><#!", rule[0]))
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (rule[i] <= ' ' || rule[i] > '~')
-			return false;
-	return !in_list(rule, forbidden_rules);
 }
 
 static bool user_name_ok(const char *s)
@@ -99,6 +85,7 @@ static int decode_redis(json_t *map, const char *prefix, struct inst_desired *d,
 
 static int decode_rules(json_t *arr, const char *path, struct inst_user_spec *u, struct err *e)
 {
+	const char *s, *why;
 	size_t i;
 	json_t *r;
 
@@ -109,13 +96,13 @@ static int decode_rules(json_t *arr, const char *path, struct inst_user_spec *u,
 		if (!json_is_string(r))
 			return err_set(e, -EINVAL, "%s[%zu]: expected string, got %s", path, i,
 			               jsonx_type_name(r));
-		if (!inst_rule_is_allowed(json_string_value(r)))
-			return err_set(
-			        e, -EINVAL,
-			        "%s[%zu]: not allowed (passwords, on/off and reset are managed "
-			        "by the operator; one token without spaces)",
-			        path, i);
-		u->rules[u->nrules++] = xstrdup(json_string_value(r));
+		s = json_string_value(r);
+		if (strlen(s) > INST_RULE_LEN_MAX)
+			return err_set(e, -EINVAL, "%s[%zu]: longer than %d bytes", path, i,
+			               INST_RULE_LEN_MAX);
+		if ((why = inst_acl_rule_refusal(s)))
+			return err_set(e, -EINVAL, "%s[%zu]: not allowed: %s", path, i, why);
+		u->rules[u->nrules++] = xstrdup(s);
 	}
 	return 0;
 }

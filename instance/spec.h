@@ -47,7 +47,7 @@ struct inst_user_spec {
 	char *name;
 	bool enabled;
 	size_t nrules;
-	char **rules; /* validated ACL rule tokens, never a password or on/off */
+	char **rules; /* ACL rule tokens that passed inst_acl_rule_refusal (instance/acl.h) */
 };
 
 struct inst_desired {
@@ -91,8 +91,5 @@ void inst_desired_release(struct inst_desired *d);
 void inst_desired_copy(struct inst_desired *dst, const struct inst_desired *src);
 /* The value of spec.redis name, or NULL. */
 const char *inst_desired_redis(const struct inst_desired *d, const char *name);
-
-/* An ACL rule a customer may write (no password, no on/off, no whitespace). */
-bool inst_rule_is_allowed(const char *rule);
 
 #endif

@@ -31,6 +31,7 @@ WRITER=$W/writer
 cc -O2 -o "$WRITER" test/integration/instance/writer.c $(pkg-config --cflags --libs hiredis) || exit 1
 . test/integration/instance/lib.sh
 . test/integration/instance/checks.sh
+. test/integration/instance/acl_checks.sh
 . test/integration/instance/safety_checks.sh
 cleanup() { kill_all; $K delete namespace "$NS" --wait=false >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$W"; }
 trap cleanup EXIT
@@ -49,6 +50,8 @@ check "boot waits while the API server is unreachable (no server started)" boot_
 for eng in ${INSTANCE_ENGINES:-redis valkey}; do
   command -v "$eng-server" >/dev/null || { echo "skip instance: $eng-server not installed"; continue; }
   engine_suite "$eng" "${eng:0:1}$RANDOM"
+  check "$eng: customer users with every grant allowed cannot touch the operator; bypasses refused" \
+    acl_lockdown "$eng" "a${eng:0:1}$RANDOM"
 done
 common_suite "x$RANDOM"
 safety_suite

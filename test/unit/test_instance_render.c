@@ -2,16 +2,19 @@
  * Unit tests for instance/render and instance/acl: the rendered redis.conf for a table
  * of inputs against golden files (UPDATE_GOLDEN=1 rewrites them), the restart hash
  * (moves for static settings only), the ACL rule lists (deny list last for customers,
- * hashes never cleartext), password sets, and every error path.
+ * hashes never cleartext), the check of customer rules (case variants, selectors; the
+ * same verdicts as the CRD's rules in api/), password sets, and every error path.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/rediscluster.h"
 #include "instance/acl.h"
 #include "instance/render.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
 #include "testutil.h"
 #include "unit.h"
 
@@ -204,8 +207,14 @@ START_TEST(acl_rules_customer_deny_last)
 	for (n = 0; inst_acl_deny[n]; n++)
 		;
 	ck_assert_uint_eq(s.n, 6 + n);
-	ck_assert_str_eq(s.v[s.n - 1], inst_acl_deny[n - 1]);
+	for (size_t k = 0; k < n; k++) /* the whole deny list, after every rule of theirs */
+		ck_assert_str_eq(s.v[6 + k], inst_acl_deny[k]);
 	ck_assert_ptr_null(s.v[s.n]);
+	inst_strv_release(&s);
+	inst_acl_rules(INST_ACL_DEFAULT, true, &p, NULL, 0, &s);
+	ck_assert_str_eq(s.v[s.n - n - 1], "+@all");
+	for (size_t k = 0; k < n; k++)
+		ck_assert_str_eq(s.v[s.n - n + k], inst_acl_deny[k]);
 	inst_strv_release(&s);
 	inst_acl_rules(INST_ACL_OPERATOR, true, NULL, NULL, 0, &s);
 	ck_assert_uint_eq(s.n, 5);
@@ -215,6 +224,108 @@ START_TEST(acl_rules_customer_deny_last)
 	ck_assert_str_eq(s.v[1], "off");
 	inst_strv_release(&s);
 	inst_strv_release(NULL);
+}
+END_TEST
+
+/* Rules with a word of the reason they are refused for; NULL: a customer may write them. */
+static const struct {
+	const char *rule;
+	const char *why;
+} acl_rule_cases[] = {
+	{ "~cache:*", NULL },
+	{ "-flushall", NULL },
+	{ "+@all", NULL },
+	{ "allcommands", NULL },
+	{ "AllCommands", NULL },
+	{ "+acl", NULL },
+	{ "+CONFIG|SET", NULL },
+	{ "+client|kill", NULL },
+	{ "resetkeys", NULL },
+	{ "resetchannels", NULL },
+	{ "clearselectors", NULL },
+	{ "skip-sanitize-payload", NULL },
+	{ "%RW~*", NULL },
+	{ "&*", NULL },
+	{ "~x)", NULL },
+	{ "~(x", NULL },
+	{ ")", NULL },
+	{ "~nopass", NULL },
+	{ "nopass2", NULL },
+	{ "onoff", NULL },
+	{ ">pw", "adds a password" },
+	{ "#abc", "adds a password hash" },
+	{ "<pw", "removes a password" },
+	{ "!abc", "removes a password hash" },
+	{ "nopass", "lets any password in" },
+	{ "NoPass", "lets any password in" },
+	{ "NOPASS", "lets any password in" },
+	{ "resetpass", "removes the passwords" },
+	{ "RESETPASS", "removes the passwords" },
+	{ "reset", "resets the user" },
+	{ "Reset", "resets the user" },
+	{ "on", "on/off state" },
+	{ "On", "on/off state" },
+	{ "ON", "on/off state" },
+	{ "off", "on/off state" },
+	{ "oFf", "on/off state" },
+	{ "(+@all)", "a selector" },
+	{ "(+@all", "a selector" },
+	{ "(~*", "a selector" },
+	{ "()", "a selector" },
+	{ "(", "a selector" },
+	{ "", "empty" },
+	{ "+get set", "one rule per element" },
+	{ "+get\tx", "one rule per element" },
+	{ "+get\x7f", "one rule per element" },
+	{ "~caf\xc3\xa9", "non-ASCII" },
+};
+
+START_TEST(acl_rule_refusal)
+{
+	const char *why = inst_acl_rule_refusal(acl_rule_cases[_i].rule);
+
+	if (!acl_rule_cases[_i].why)
+		ck_assert_msg(!why, "%s: refused: %s", acl_rule_cases[_i].rule, why);
+	else
+		ck_assert_msg(why && strstr(why, acl_rule_cases[_i].why), "%s: %s",
+		              acl_rule_cases[_i].rule, why ? why : "allowed");
+}
+END_TEST
+
+/* The CRD (api/, the C mirror of its pattern and CEL rules) and the manager agree. */
+START_TEST(acl_rule_refusal_matches_crd)
+{
+	const char *rule = acl_rule_cases[_i].rule;
+	json_t *o = json_pack("{s:s,s:s,s:{s:s},s:{s:i,s:[{s:s,s:[s],s:[{s:s}]}]}}", "apiVersion",
+	                      "redis.io/v1", "kind", "RedisCluster", "metadata", "name", "x",
+	                      "spec", "instances", 1, "users", "name", "app", "rules", rule,
+	                      "passwordSecrets", "name", "p");
+	struct buf errors = BUF_INIT(BUF_NO_LIMIT);
+	struct api_redis_cluster rc;
+	struct err e = { 0 };
+	int crd;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_msg(api_redis_cluster_decode(o, &rc, &e) == 0, "%s", e.msg);
+	crd = api_redis_cluster_validate(&rc, NULL, &errors);
+	ck_assert_msg((crd != 0) == (inst_acl_rule_refusal(rule) != NULL), "%s: CRD %s, manager %s",
+	              rule, crd ? buf_cstr(&errors) : "accepts",
+	              inst_acl_rule_refusal(rule) ? "refuses" : "accepts");
+	if (crd)
+		ck_assert_msg(strstr(buf_cstr(&errors), "spec.users[0].rules[0]"), "%s",
+		              buf_cstr(&errors));
+	api_redis_cluster_release(&rc);
+	buf_release(&errors);
+	json_decref(o);
+}
+END_TEST
+
+/* A refusal never quotes the rule: a refused rule may carry a password. */
+START_TEST(acl_rule_refusal_hides_the_rule)
+{
+	ck_assert_ptr_null(strstr(inst_acl_rule_refusal(">hunter2"), "hunter2"));
+	ck_assert_ptr_null(strstr(inst_acl_rule_refusal("#hunter2"), "hunter2"));
+	ck_assert_ptr_null(strstr(inst_acl_rule_refusal("hunter2 on"), "hunter2"));
 }
 END_TEST
 
@@ -249,6 +360,9 @@ static Suite *suite(void)
 	tcase_add_test(t, hash_tracks_static_only);
 	tcase_add_test(t, render_errors);
 	tcase_add_test(t, acl_rules_customer_deny_last);
+	tcase_add_loop_test(t, acl_rule_refusal, 0, ARRAY_LEN(acl_rule_cases));
+	tcase_add_loop_test(t, acl_rule_refusal_matches_crd, 0, ARRAY_LEN(acl_rule_cases));
+	tcase_add_test(t, acl_rule_refusal_hides_the_rule);
 	tcase_add_test(t, pwset_add_and_hash);
 	suite_add_tcase(s, t);
 	return s;

@@ -10,6 +10,9 @@
 #include "instance/request.h"
 #include "unit.h"
 
+/* A /v1/config body with one user "a" whose rules are the JSON strings r. */
+#define RULES(r) "{\"users\":[{\"name\":\"a\",\"rules\":[" r "]}]}"
+
 static const struct {
 	enum inst_op op;
 	const char *body;
@@ -74,6 +77,33 @@ static const struct {
 	{ INST_OP_CONFIG, "{\"users\":[{\"name\":\"a\",\"rules\":[\"+get set\"]}]}", -EINVAL,
 	  "not allowed" },
 	{ INST_OP_CONFIG, "{\"users\":[{\"name\":\"a\",\"rules\":[1]}]}", -EINVAL, "expected" },
+	/* Redis reads rule keywords in any case, so they are refused in any case */
+	{ INST_OP_CONFIG, RULES("\"NoPass\""), -EINVAL,
+	  "users[0].rules[0]: not allowed: lets any" },
+	{ INST_OP_CONFIG, RULES("\"~a:*\",\"NOPASS\""), -EINVAL, "users[0].rules[1]: not allowed" },
+	{ INST_OP_CONFIG, RULES("\"nOpAsS\""), -EINVAL, "passwordSecrets" },
+	{ INST_OP_CONFIG, RULES("\"RESETPASS\""), -EINVAL, "removes the passwords" },
+	{ INST_OP_CONFIG, RULES("\"ResetPass\""), -EINVAL, "removes the passwords" },
+	{ INST_OP_CONFIG, RULES("\"Reset\""), -EINVAL, "resets the user" },
+	{ INST_OP_CONFIG, RULES("\"On\""), -EINVAL, "on/off state; use enabled" },
+	{ INST_OP_CONFIG, RULES("\"ON\""), -EINVAL, "on/off state" },
+	{ INST_OP_CONFIG, RULES("\"oFF\""), -EINVAL, "on/off state" },
+	/* a selector would escape the deny list; ACL SETUSER joins "(a" … "b)" into one */
+	{ INST_OP_CONFIG, RULES("\"+get\",\"(+@all)\""), -EINVAL,
+	  "users[0].rules[1]: not allowed: a selector" },
+	{ INST_OP_CONFIG, RULES("\"(+@all\",\"~*)\""), -EINVAL,
+	  "users[0].rules[0]: not allowed: a selector" },
+	{ INST_OP_CONFIG, RULES("\"(~*\",\"+config)\""), -EINVAL, "rules[0]: not allowed" },
+	{ INST_OP_CONFIG, RULES("\"()\""), -EINVAL, "selector" },
+	{ INST_OP_CONFIG, RULES("\"+get (+@all)\""), -EINVAL, "one rule per element" },
+	{ INST_OP_CONFIG, RULES("\"+get\\u00a0x\""), -EINVAL, "non-ASCII" },
+	/* grants of any strength are fine: the deny list comes after them */
+	{ INST_OP_CONFIG,
+	  RULES("\"allcommands\",\"+@all\",\"+ACL\",\"+config|set\",\"+client|kill\","
+	        "\"resetkeys\",\"%RW~*\",\"allchannels\",\"clearselectors\",\"~x)\","
+	        "\"~(x\",\"~nopass\",\"resetkeys\",\"resetchannels\""),
+	  0, NULL },
+	{ INST_OP_CONFIG, "{\"users\":[{\"name\":\"Redis-Operator\"}]}", 0, NULL },
 	{ INST_OP_CONFIG, "{\"users\":[{\"name\":\"a\",\"password\":\"x\"}]}", -EINVAL,
 	  "users[0].password: unknown field" },
 	{ INST_OP_CONFIG, "{\"users\":[{\"name\":\"a\"},{\"name\":\"a\"}]}", -EINVAL, "twice" },
