@@ -314,6 +314,8 @@ struct api_redis_cluster_status {
 	size_t n_time_to_ready_seconds;
 	const char **dangling_pvcs; /* PVCs no pod uses, neither reused nor deleted */
 	size_t n_dangling_pvcs;
+	const char **foreign_pods; /* labelled pods that are not the cluster's own */
+	size_t n_foreign_pods;
 	struct api_last_failover last_failover;
 	json_t *failover; /* the controller's state machine (pass-through), or NULL */
 };

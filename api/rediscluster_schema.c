@@ -488,6 +488,8 @@ static const struct api_schema status = {
 	                 n_time_to_ready_seconds, API_C_NUMBER, double),
 	        API_LIST("danglingPVCs", LIST(256, &string_253), STATUS, dangling_pvcs,
 	                 n_dangling_pvcs, API_C_STRING, const char *),
+	        API_LIST("foreignPods", LIST(256, &string_253), STATUS, foreign_pods,
+	                 n_foreign_pods, API_C_STRING, const char *),
 	        API_FIELD_FLAG("lastFailover", &last_failover, API_C_STRUCT, STATUS, last_failover,
 	                       last_failover.set),
 	        API_FIELD("failover", &failover_state, API_C_JSON, STATUS, failover)),

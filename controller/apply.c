@@ -8,9 +8,11 @@
  * same on every poll, which queues nothing), and the resync is 30 s away. Before every
  * write the leader flag is checked: a controller that lost its Lease sends nothing more,
  * even mid-plan.
- * Creating something that already exists counts as done (the cache was behind), and so
- * does deleting something already gone. The plan's status is patched last, best effort.
+ * Creating something that already exists counts as done (the cache was behind), unless
+ * what exists has the cluster's labels but is not its own (controller/owner.h); deleting
+ * something already gone counts as done. The plan's status is patched last, best effort.
  *
+ * Each API write is checked against the operator's RBAC table (controller/rbac.h) first.
  * Generated Secrets get their contents here, just before they are sent (random
  * passwords; the cluster's TLS material, controller/pki.h), and the copy is wiped right
  * after: the plan itself never holds a secret, and no log line quotes one. Instance
@@ -23,7 +25,9 @@
 
 #include "controller/ctl.h"
 #include "controller/desired.h"
+#include "controller/owner.h"
 #include "controller/pki.h"
+#include "controller/rbac.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/jsonx.h"
@@ -87,6 +91,28 @@ static int fill_tls(struct ctl *c, const struct ctl_view *v, const struct ctl_ac
 	return rc;
 }
 
+/*
+ * AlreadyExists: done when what exists is the cluster's own (the cache was behind) or is
+ * in no cache (unlabelled: the planner does not see it either). One with the cluster's
+ * labels that is not its own (controller/owner.h) is left alone and stops the plan: the
+ * pod after this PVC would mount it, the steps after this Secret would trust it.
+ */
+static int exists(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                  struct err *e)
+{
+	struct k8s_informer *inf = ctl_informer_of(c, a->res);
+	json_t *have = inf ? k8s_informer_get(inf, v->ns, a->name) : NULL;
+	bool foreign = have && !ctl_owner_is(have, v->rc->meta.uid);
+
+	json_decref(have);
+	if (!foreign)
+		return 0;
+	return err_set(e, -EEXIST,
+	               "%s %s/%s exists and is not this cluster's (no controller owner "
+	               "reference to it): left alone",
+	               a->res->kind, v->ns, a->name);
+}
+
 static int do_create(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
                      struct err *e)
 {
@@ -99,7 +125,7 @@ static int do_create(struct ctl *c, const struct ctl_view *v, const struct ctl_a
 		rc = k8s_create(c->kube, a->res, v->ns, obj, NULL, NULL, e);
 	ctl_pki_wipe(obj); /* the generated password or key material */
 	json_decref(obj);
-	return rc == -EEXIST ? 0 : rc;
+	return rc == -EEXIST ? exists(c, v, a, e) : rc;
 }
 
 static int do_delete(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
@@ -195,6 +221,34 @@ static int run(struct ctl *c, const struct ctl_view *v, const struct ctl_action 
 	return -EINVAL;
 }
 
+/* Every API write an action makes is one the operator's ClusterRole grants
+ * (controller/rbac.h): a planner change that needs a new permission fails here, by name,
+ * in every test, and not only where the controller runs with that ClusterRole. */
+static int permitted(const struct ctl_action *a, struct err *e)
+{
+	static const struct {
+		enum k8s_verb verb;
+		const char *sub;
+	} call[] = {
+		[CTL_ACT_CREATE] = { K8S_VERB_CREATE, NULL },
+		[CTL_ACT_PATCH] = { K8S_VERB_PATCH, NULL },
+		[CTL_ACT_DELETE] = { K8S_VERB_DELETE, NULL },
+		[CTL_ACT_STATUS] = { K8S_VERB_PATCH, "status" },
+		[CTL_ACT_CLUSTER] = { K8S_VERB_PATCH, NULL },
+	};
+	const struct k8s_resource *res = a->kind == CTL_ACT_STATUS || a->kind == CTL_ACT_CLUSTER
+	                                         ? &k8s_res_redisclusters
+	                                         : a->res;
+
+	if (a->kind == CTL_ACT_INSTANCE || a->kind == CTL_ACT_EVENT)
+		return 0; /* not the API server's; Events: lib/k8s/events, in the table too */
+	if (res && ctl_rbac_allows(&ctl_rbac_operator, res, call[a->kind].sub, call[a->kind].verb))
+		return 0;
+	return err_set(e, -EACCES, "%s %s%s%s: not granted to the operator (controller/rbac.c)",
+	               k8s_verb_name(call[a->kind].verb), res ? res->plural : "(none)",
+	               call[a->kind].sub ? "/" : "", call[a->kind].sub ? call[a->kind].sub : "");
+}
+
 static void record(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
                    int64_t failover_ms)
 {
@@ -242,9 +296,10 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
 		if (!atomic_load(&c->leading))
 			return -ECANCELED;
 		err_clear(&e);
-		if (a->kind == CTL_ACT_STATUS && a->metric == CTL_METRIC_FAILOVER)
+		arc = permitted(a, &e);
+		if (!arc && a->kind == CTL_ACT_STATUS && a->metric == CTL_METRIC_FAILOVER)
 			arc = do_failover_status(c, v, a, &fo_ms, &e);
-		else
+		else if (!arc)
 			arc = run(c, v, a, &e);
 		atomic_fetch_add(&c->metrics.actions, 1);
 		if (a->kind != CTL_ACT_EVENT)

@@ -141,6 +141,8 @@ int ctl_informers_start(struct ctl *c, struct err *e);
 void ctl_informers_stop(struct ctl *c);
 /* Waits until every informer listed once: 0 or -ETIMEDOUT. */
 int ctl_informers_wait(struct ctl *c, int64_t timeout_ms);
+/* The cache of res (borrowed), or NULL when no informer keeps that kind. */
+struct k8s_informer *ctl_informer_of(struct ctl *c, const struct k8s_resource *res);
 /* Queues every cached RedisCluster. */
 void ctl_enqueue_all(struct ctl *c);
 
@@ -168,7 +170,8 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
 int ctl_instance_post(const char *ip, const char *op, json_t *body, int64_t timeout_ms,
                       const struct ctl_pki_client *tls, json_t **answer, struct err *e);
 /* The cluster's <cluster>-operator-tls from the Secret cache (a reference), or NULL with
- * -ENOENT in e while it is not there or not labelled for this cluster. */
+ * -ENOENT in e while it is not there, not labelled for this cluster or not its own
+ * (controller/owner.h). */
 json_t *ctl_operator_tls_secret(struct ctl *c, const char *ns, const char *cluster, struct err *e);
 /* The controller's TLS material for cluster ns/cluster from the Secret cache
  * (<cluster>-operator-tls): 0, -ENOENT (not there yet), -EINVAL (bad material; e names

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/rbac.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/k8s/path.h"
@@ -78,83 +79,16 @@ json_t *desired_service_account(const struct api_redis_cluster *rc)
 	return o;
 }
 
-static void add_unique(json_t *arr, const char *s)
-{
-	size_t i;
-	json_t *v;
-
-	if (!s)
-		return;
-	json_array_foreach (arr, i, v) {
-		if (strcmp(json_string_value(v), s) == 0)
-			return;
-	}
-	json_array_append_new(arr, json_string(s));
-}
-
-static void remove_name(json_t *arr, const char *s)
-{
-	for (size_t i = json_array_size(arr); i-- > 0;)
-		if (strcmp(json_string_value(json_array_get(arr, i)), s) == 0)
-			json_array_remove(arr, i);
-}
-
-/* Every Secret the pods mount: auth, operator, instance TLS, users' passwords, TLS. Never
- * <cluster>-operator-tls: its CA keys and client certificate would let a pod act as the
- * operator towards every other pod. */
-static json_t *secret_names(const struct api_redis_cluster *rc)
-{
-	json_t *names = json_array();
-	char buf[CTL_NAME_MAX + 1];
-
-	desired_auth_secret_name(rc, buf, sizeof(buf));
-	add_unique(names, buf);
-	desired_name(rc, DESIRED_OPERATOR_SECRET, buf, sizeof(buf));
-	add_unique(names, buf);
-	desired_name(rc, DESIRED_INSTANCE_TLS, buf, sizeof(buf));
-	add_unique(names, buf);
-	for (size_t i = 0; i < rc->spec.n_users; i++)
-		for (size_t k = 0; k < rc->spec.users[i].n_password_secrets; k++)
-			add_unique(names, rc->spec.users[i].password_secrets[k].name);
-	add_unique(names, rc->spec.tls_secret.name);
-	add_unique(names, rc->spec.ca_secret.name);
-	desired_name(rc, DESIRED_OPERATOR_TLS, buf, sizeof(buf));
-	remove_name(names, buf); /* even when the spec names it */
-	return names;
-}
-
-static json_t *rule(const char *group, const char *resource, json_t *verbs, json_t *names)
-{
-	json_t *r = json_pack("{s:[s],s:[s],s:o}", "apiGroups", group, "resources", resource,
-	                      "verbs", verbs);
-
-	if (names)
-		json_object_set_new(r, "resourceNames", names);
-	return r;
-}
-
+/* The pods' Role: what the instance manager calls, from the table (controller/rbac.h).
+ * No Secret: the pods read theirs from their volumes, so none (least of all
+ * <cluster>-operator-tls, whose keys would let a pod act as the operator) is readable
+ * through the API with the pods' token. */
 json_t *desired_role(const struct api_redis_cluster *rc)
 {
-	char lease[CTL_NAME_MAX + 1];
 	json_t *o = object("rbac.authorization.k8s.io/v1", "Role",
 	                   desired_meta(rc, rc->meta.name, "rbac", NULL));
-	json_t *rules = json_array();
 
-	desired_name(rc, "-primary", lease, sizeof(lease));
-	json_array_append_new(rules, rule("redis.io", "redisclusters", json_pack("[s]", "get"),
-	                                  json_pack("[s]", rc->meta.name)));
-	json_array_append_new(rules, rule("coordination.k8s.io", "leases",
-	                                  json_pack("[s,s,s]", "get", "update", "patch"),
-	                                  json_pack("[s]", lease)));
-	/* create cannot be limited by name: the controller creates the Lease, so this is
-	 * only the fallback when someone deleted it. */
-	json_array_append_new(
-	        rules, rule("coordination.k8s.io", "leases", json_pack("[s]", "create"), NULL));
-	json_array_append_new(
-	        rules, rule("", "secrets", json_pack("[s,s]", "get", "watch"), secret_names(rc)));
-	/* peers' addresses (get) and "do other pods exist" at boot (list) */
-	json_array_append_new(rules, rule("", "pods", json_pack("[s,s]", "get", "list"), NULL));
-	json_object_set_new(o, "rules", rules);
+	json_object_set_new(o, "rules", ctl_rbac_rules(&ctl_rbac_pods, rc));
 	return o;
 }
 

@@ -2,7 +2,8 @@
  * informers: the controller's caches (lib/k8s/informer), one per kind. RedisClusters
  * are all cached; every child kind only with app.kubernetes.io/managed-by=redis-operator.
  * Handlers map an object to its cluster's work-queue key ("ns/<redis.io/cluster>") and
- * queue it. Pods are trimmed to what the planner reads (metadata, phase, IP,
+ * queue it. Labels only select and queue: whether an object is the cluster's is its
+ * controller owner reference's to say (owner.h). Pods are trimmed to what the planner reads (metadata, phase, IP,
  * conditions): a pod's spec is never compared, its spec-hash annotation is. Pods and
  * PVCs are indexed by their cluster label, so a reconcile reads its own without a scan.
  * A RedisCluster update that changed only volatile status fields (the controller's own
@@ -105,6 +106,14 @@ static void trim_pod(void *ctx, json_t *obj)
 	json_object_del(st, "initContainerStatuses");
 	json_object_del(st, "hostIPs");
 	json_object_del(st, "podIPs");
+}
+
+struct k8s_informer *ctl_informer_of(struct ctl *c, const struct k8s_resource *res)
+{
+	for (int i = 0; i < CTL_INF_COUNT; i++)
+		if (kinds[i].res == res)
+			return c->inf[i];
+	return NULL;
 }
 
 static int start_one(struct ctl *c, enum ctl_inf i, struct err *e)

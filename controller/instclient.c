@@ -23,6 +23,7 @@
 
 #include "controller/ctl.h"
 #include "controller/desired.h"
+#include "controller/owner.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
@@ -100,14 +101,20 @@ static void set_tls(CURL *h, const struct ctl_pki_client *tls)
 json_t *ctl_operator_tls_secret(struct ctl *c, const char *ns, const char *cluster, struct err *e)
 {
 	char name[CTL_NAME_MAX + 1];
-	json_t *sec;
+	json_t *sec, *rc;
 	const char *label;
+	bool own;
 
 	snprintf(name, sizeof(name), "%s%s", cluster, DESIRED_OPERATOR_TLS);
 	sec = k8s_informer_get(c->inf[CTL_INF_SECRETS], ns, name);
+	rc = k8s_informer_get(c->inf[CTL_INF_CLUSTERS], ns, cluster);
 	label = json_string_value(
 	        json_object_get(jsonx_get(sec, "metadata.labels"), CTL_LABEL_CLUSTER));
-	if (sec && label && strcmp(label, cluster) == 0)
+	/* only the cluster's own: a namesake someone else made would pick whom we trust */
+	own = sec && label && strcmp(label, cluster) == 0 &&
+	      ctl_owner_is(sec, ctl_json_str(rc, "metadata.uid"));
+	json_decref(rc);
+	if (own)
 		return sec;
 	json_decref(sec);
 	err_set(e, -ENOENT, "Secret %s/%s: not found (yet)", ns, name);

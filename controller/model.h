@@ -214,6 +214,9 @@ struct ctl_view {
 	 * who is primary or whom a replica follows. */
 	int64_t roles_epoch_mono;
 	const struct ctl_config *cfg;
+	/* Pods and PVCs labelled for the cluster that are not its own (controller/owner.h):
+	 * never in pods/pvcs, only reported. Arrays of names (borrowed); NULL: none. */
+	json_t *foreign_pods, *foreign_pvcs;
 };
 
 /* The pod named name, or NULL. */

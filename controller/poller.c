@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "controller/ctl.h"
+#include "controller/owner.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/jsonx.h"
@@ -75,13 +76,15 @@ bool ctl_inst_significant_change(const struct ctl_inst *a, const struct ctl_inst
 	       a->server_pid != b->server_pid;
 }
 
-/* The pod's cluster is one this controller reconciles (--cluster-selector). */
-static bool ours(struct ctl *c, const char *ns, const char *cluster)
+/* The pod's cluster is one this controller reconciles (--cluster-selector), and the pod
+ * is that cluster's own (owner.h): a foreign pod with its labels is not called at all. */
+static bool ours(struct ctl *c, const char *ns, const char *cluster, json_t *pod)
 {
 	json_t *obj = k8s_informer_get(c->inf[CTL_INF_CLUSTERS], ns, cluster);
+	bool own = obj && ctl_owner_is(pod, ctl_json_str(obj, "metadata.uid"));
 
 	json_decref(obj);
-	return obj != NULL;
+	return own;
 }
 
 static void cluster_tls_free(void *v)
@@ -197,7 +200,7 @@ static size_t targets(struct ctl *c, struct poll_state *ps, struct target **out)
 		        json_object_get(jsonx_get(pod, "metadata.labels"), CTL_LABEL_CLUSTER));
 		bool https = ctl_pki_pod_uses_tls(pod);
 
-		if (!ns || !name || !ip || !*ip || !cl || !uid || !ours(c, ns, cl))
+		if (!ns || !name || !ip || !*ip || !cl || !uid || !ours(c, ns, cl, pod))
 			continue;
 		snprintf(t[n].key, sizeof(t[n].key), "%s/%s", ns, name);
 		snprintf(t[n].cluster, sizeof(t[n].cluster), "%s/%s", ns, cl);

@@ -3,7 +3,8 @@
  * (model.h) from the caches, the poll results and a few reads (the user's auth Secret),
  * asks the planner what to do, has the applier do it, and schedules the next look:
  * soon when the plan waits for something, at the resync period otherwise, with backoff
- * when an action failed.
+ * when an action failed. The view holds only the children the cluster controls
+ * (owner.h); the labelled others are reported and left alone.
  *
  * The only state kept between reconciles (ctl->memos) is what the API cannot tell: when
  * the primary Lease's record was first seen unchanged (to judge its expiry on our own
@@ -17,6 +18,7 @@
 
 #include "controller/ctl.h"
 #include "controller/desired.h"
+#include "controller/owner.h"
 #include "controller/plan.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
@@ -32,7 +34,8 @@ struct gathered {
 	struct api_redis_cluster rc;
 	bool decoded;
 	json_t *cluster;
-	json_t *pods_json, *pvcs_json;
+	json_t *pods_json, *pvcs_json;       /* the cluster's own (owner.h) */
+	json_t *foreign_pods, *foreign_pvcs; /* names of the labelled others */
 	json_t *child[CTL_CHILD_COUNT];
 	char *password;
 	char auth_rv[K8S_RV_MAX + 1];
@@ -49,30 +52,32 @@ static struct ctl_memo *memo(struct ctl *c, const char *key)
 
 /* --- children -------------------------------------------------------------------------- */
 
-static bool owned_by(json_t *obj, const char *cluster)
+/* Labelled for the cluster and controlled by it (owner.h): a namesake of another's, or
+ * one a user made, is no child; creating ours then fails with AlreadyExists (apply.c). */
+static bool owned_by(json_t *obj, const struct api_redis_cluster *rc)
 {
 	const char *l = json_string_value(
 	        json_object_get(jsonx_get(obj, "metadata.labels"), CTL_LABEL_CLUSTER));
 
-	return l && strcmp(l, cluster) == 0;
+	return l && strcmp(l, rc->meta.name) == 0 && ctl_owner_is(obj, rc->meta.uid);
 }
 
 static json_t *child(struct ctl *c, enum ctl_inf inf, const char *ns, const char *name,
-                     const char *cluster)
+                     const struct api_redis_cluster *rc)
 {
 	json_t *o;
 
 	if (!name)
 		return NULL;
 	o = k8s_informer_get(c->inf[inf], ns, name);
-	if (o && !owned_by(o, cluster)) {
+	if (o && !owned_by(o, rc)) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
 }
 
-static void children(struct ctl *c, struct gathered *g, const char *ns, const char *n)
+static void children(struct ctl *c, struct gathered *g, const char *ns)
 {
 	const struct api_redis_cluster *rc = &g->rc;
 	static const struct {
@@ -99,21 +104,25 @@ static void children(struct ctl *c, struct gathered *g, const char *ns, const ch
 
 	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
 		desired_name(rc, named[i].suffix, name, sizeof(name));
-		g->child[named[i].slot] = child(c, named[i].inf, ns, name, n);
+		g->child[named[i].slot] = child(c, named[i].inf, ns, name, rc);
 	}
 	if (!rc->spec.auth_secret.name) {
 		desired_name(rc, DESIRED_AUTH_SECRET, name, sizeof(name));
-		g->child[CTL_CHILD_AUTH_SECRET] = child(c, CTL_INF_SECRETS, ns, name, n);
+		g->child[CTL_CHILD_AUTH_SECRET] = child(c, CTL_INF_SECRETS, ns, name, rc);
 	}
 	g->child[CTL_CHILD_CONN_SECRET] =
-	        child(c, CTL_INF_SECRETS, ns, rc->spec.connection_secret.name, n);
+	        child(c, CTL_INF_SECRETS, ns, rc->spec.connection_secret.name, rc);
 }
 
-/* Objects of inf in ns labelled redis.io/cluster=name (a new array). */
-/* The cluster's pods or PVCs (the caches are indexed by CTL_LABEL_CLUSTER). */
-static json_t *list_of(struct ctl *c, enum ctl_inf inf, const char *ns, const char *name)
+/* The pods or PVCs labelled redis.io/cluster=<name> (the caches are indexed by it): the
+ * cluster's own into *own (a new array), the names of the others into *foreign. */
+static void list_of(struct ctl *c, enum ctl_inf inf, const struct api_redis_cluster *rc,
+                    json_t **own, json_t **foreign)
 {
-	return k8s_informer_list_indexed(c->inf[inf], ns, name);
+	json_t *all = k8s_informer_list_indexed(c->inf[inf], rc->meta.namespace, rc->meta.name);
+
+	ctl_owner_split(all, rc->meta.uid, own, foreign);
+	json_decref(all);
 }
 
 static bool condition_true(json_t *pod, const char *type)
@@ -314,6 +323,8 @@ static void release(struct gathered *g, struct ctl_view *v)
 	json_decref(g->cluster);
 	json_decref(g->pods_json);
 	json_decref(g->pvcs_json);
+	json_decref(g->foreign_pods);
+	json_decref(g->foreign_pvcs);
 	for (int i = 0; i < CTL_CHILD_COUNT; i++)
 		json_decref(g->child[i]);
 	free_secret(g->password);
@@ -333,10 +344,12 @@ static void build_view(struct ctl *c, const char *key, struct gathered *g, struc
 	v->cfg = &c->cfg;
 	v->now_mono_ms = now;
 	v->now_wall_ms = clock_wall_ms();
-	children(c, g, v->ns, v->name);
+	children(c, g, v->ns);
 	memcpy(v->child, g->child, sizeof(v->child));
-	g->pods_json = list_of(c, CTL_INF_PODS, v->ns, v->name);
-	g->pvcs_json = list_of(c, CTL_INF_PVCS, v->ns, v->name);
+	list_of(c, CTL_INF_PODS, &g->rc, &g->pods_json, &g->foreign_pods);
+	list_of(c, CTL_INF_PVCS, &g->rc, &g->pvcs_json, &g->foreign_pvcs);
+	v->foreign_pods = g->foreign_pods;
+	v->foreign_pvcs = g->foreign_pvcs;
 	fill_pods(c, g, v);
 	fill_pvcs(g, v);
 	lease_state(c, key, g->child[CTL_CHILD_LEASE], &v->lease, now);
@@ -370,10 +383,12 @@ static void log_plan(const struct ctl_view *v, const struct ctl_plan *p)
 
 	if (!log_enabled(LOG_LEVEL_DEBUG, "plan"))
 		return;
+	/* The dump quotes the actions' bodies, the connection Secret's password among them:
+	 * lib/log prints it with every secret redacted (lib/redact.h), and the text is wiped. */
 	d = ctl_plan_dump(p);
 	text = json_dumps(d, JSON_COMPACT);
 	log_debug("plan", "planned", "ns", v->ns, "name", v->name, "plan", text, (char *)NULL);
-	free(text);
+	free_secret(text);
 	json_decref(d);
 }
 
@@ -383,6 +398,7 @@ static int run_plan(struct ctl *c, const char *key, struct gathered *g, struct c
 	int rc;
 
 	ctl_plan_init(&p);
+	ctl_owner_events(v, &p);
 	ctl_plan_build(v, &p);
 	log_plan(v, &p);
 	rc = ctl_apply(c, v, &p);

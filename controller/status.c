@@ -2,6 +2,10 @@
  * status: the RedisCluster status the controller shows, computed from a view (pure),
  * and the comparison that decides whether it is worth a write.
  *
+ * Only the cluster's own pods count (the view holds no other); the labelled pods that
+ * are not its own are listed in foreignPods, such PVCs with the dangling ones
+ * (controller/owner.h).
+ *
  * Conditions keep their lastTransitionTime while their status stays the same. The
  * volatile fields (offsets, lags, lastSeen) change with every write the users make, so
  * they alone never cause a write: the reconciler asks for them every refresh period.
@@ -193,6 +197,25 @@ static json_t *time_to_ready(const struct ctl_view *v, const struct facts *f)
 	return a;
 }
 
+/* The names of a and then b (either may be NULL), at most PLAN_DANGLING_MAX (the CRD's
+ * maxItems of both lists); null when there are none. */
+static json_t *names_or_null(json_t *a, json_t *b)
+{
+	json_t *all = json_array(), *lists[] = { a, b }, *n;
+	size_t i;
+
+	for (size_t k = 0; k < 2; k++) {
+		json_array_foreach (lists[k], i, n) {
+			if (json_array_size(all) < PLAN_DANGLING_MAX)
+				json_array_append_new(all, json_copy(n));
+		}
+	}
+	if (json_array_size(all))
+		return all;
+	json_decref(all);
+	return json_null();
+}
+
 json_t *ctl_status_build(const struct ctl_view *v, const struct plan_state *s)
 {
 	struct facts f;
@@ -215,9 +238,8 @@ json_t *ctl_status_build(const struct ctl_view *v, const struct plan_state *s)
 	if ((ttr = time_to_ready(v, &f)))
 		json_object_set_new(st, "timeToReadySeconds", ttr);
 	/* null removes a list shown earlier (merge patch) and matches an absent one */
-	json_object_set_new(st, "danglingPVCs",
-	                    json_array_size(s->dangling) ? json_deep_copy(s->dangling)
-	                                                 : json_null());
+	json_object_set_new(st, "danglingPVCs", names_or_null(s->dangling, v->foreign_pvcs));
+	json_object_set_new(st, "foreignPods", names_or_null(v->foreign_pods, NULL));
 	return st;
 }
 

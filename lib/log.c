@@ -4,17 +4,19 @@
  * The settings are the one piece of global mutable state STYLE.md allows; they are
  * written at start-up (log_configure) before threads exist and only read afterwards.
  * Each line is built in a local buffer and written with one fwrite under the stream
- * lock, so lines from different threads never interleave.
+ * lock, so lines from different threads never interleave. What is a secret is not
+ * decided here but in lib/redact, for every field of every line at every level.
  */
 #include "log.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "buf.h"
+#include "redact.h"
 
 #define LOG_LINE_MAX       8192
 #define LOG_DEBUG_LIST_MAX 256
@@ -27,12 +29,6 @@ static struct {
 } log_cfg = { LOG_LEVEL_INFO, LOG_FORMAT_JSON, "", NULL };
 
 static const char *const level_names[] = { "debug", "info", "warn", "error" };
-
-static const char *const sensitive_words[] = {
-	"password", "passwd",     "secret",      "token",      "authorization",
-	"cookie",   "privatekey", "private_key", "credential", "apikey",
-	"api_key",  "masterauth", "requirepass",
-};
 
 void log_configure(enum log_level level, enum log_format format, const char *debug_components,
                    FILE *out)
@@ -86,25 +82,6 @@ bool log_enabled(enum log_level level, const char *component)
 	if (level >= log_cfg.level)
 		return true;
 	return level == LOG_LEVEL_DEBUG && component && list_has(log_cfg.debug, component);
-}
-
-bool log_key_is_sensitive(const char *key)
-{
-	char lower[64];
-	size_t i;
-
-	for (i = 0; i < sizeof(lower) - 1 && key[i]; i++)
-		lower[i] = (char)((key[i] >= 'A' && key[i] <= 'Z') ? key[i] + 32 : key[i]);
-	lower[i] = '\0';
-	for (i = 0; i < sizeof(sensitive_words) / sizeof(sensitive_words[0]); i++)
-		if (strstr(lower, sensitive_words[i]))
-			return true;
-	return false;
-}
-
-static bool value_is_credential(const char *v)
-{
-	return strncasecmp(v, "Bearer ", 7) == 0 || strncasecmp(v, "Basic ", 6) == 0;
 }
 
 /* JSON string body escaping (quotes added by the caller). */
@@ -165,6 +142,16 @@ static void put_timestamp(struct buf *b)
 	put_field(b, "ts", s);
 }
 
+/* Every value goes through lib/redact: a secret key or value, or the secrets inside a
+ * JSON value (a Secret's data, a password field), never reach the line. */
+static void put_redacted(struct buf *b, const char *key, const char *value)
+{
+	char *owned;
+
+	put_field(b, key, redact_text(key, value ? value : "", &owned));
+	free(owned);
+}
+
 void log_emit(enum log_level level, const char *component, const char *msg, ...)
 {
 	struct buf b = BUF_INIT(LOG_LINE_MAX);
@@ -180,17 +167,10 @@ void log_emit(enum log_level level, const char *component, const char *msg, ...)
 	put_field(&b, "level", level_names[level]);
 	if (component)
 		put_field(&b, "component", component);
-	put_field(&b, "msg", msg);
+	put_redacted(&b, "msg", msg);
 	va_start(ap, msg);
-	while ((key = va_arg(ap, const char *))) {
-		const char *value = va_arg(ap, const char *);
-
-		if (!value)
-			value = "";
-		if (log_key_is_sensitive(key) || value_is_credential(value))
-			value = "[REDACTED]";
-		put_field(&b, key, value);
-	}
+	while ((key = va_arg(ap, const char *)))
+		put_redacted(&b, key, va_arg(ap, const char *));
 	va_end(ap);
 	if (log_cfg.format == LOG_FORMAT_JSON)
 		buf_append_char(&b, '}');

@@ -3,10 +3,12 @@
  *
  *   log_info("controller", "reconciled", "ns", ns, "name", name, NULL);
  *
- * Fields are key/value string pairs ending in NULL. A value whose key names a secret
- * (password, token, secret, authorization, cookie, privateKey, …) is printed as
- * "[REDACTED]", and so is any value that looks like an Authorization credential
- * ("Bearer …", "Basic …"): secrets never reach a log line even by mistake.
+ * Fields are key/value string pairs ending in NULL. Every value, and the message, goes
+ * through redact_text (lib/redact.h) at every level: a value whose key names a secret
+ * (password, token, secret, authorization, cookie, privateKey, …) or that looks like one
+ * ("Bearer …", a PEM private key, a URL with a password) is printed as "[REDACTED]", and a
+ * value that is JSON text is printed with its secrets redacted (a Secret's data and
+ * stringData, password fields): secrets never reach a log line even by mistake.
  * Debug lines print when the level is debug, or when their component is listed in
  * the debug list ("k8s,watch"). Thread-safe; each line is written with one call.
  */
@@ -27,8 +29,6 @@ int log_parse_level(const char *s, enum log_level *out);
 int log_parse_format(const char *s, enum log_format *out);
 
 bool log_enabled(enum log_level level, const char *component);
-/* True when the key names a secret whose value must never be printed. */
-bool log_key_is_sensitive(const char *key);
 
 void log_emit(enum log_level level, const char *component, const char *msg, ...);
 

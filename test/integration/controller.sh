@@ -93,7 +93,7 @@ check "switchover on request (redis.io/switchover-to): leader follows, no write 
 check "instance API over HTTPS: client certificates, two CAs, pods cannot act as the operator" t_tls
 check "live maxmemory change: no restart (same pod uids, same server pids)" t_live
 check "restart-tier change: rolling update, replicas first, primary by switchover" t_rolling
-check "scale 3 -> 5 -> 2: highest serials removed, PVCs too, primary kept; dangling PVCs in status" t_scale
+check "scale 3 -> 5 -> 2: highest serials removed, PVCs too, primary kept; dangling PVCs and a hand-made pod left alone, in status" t_scale
 check "delete: every child garbage-collected" t_delete
 check "password rotation: old and new valid, connection Secret updated, old dropped" t_password
 check "supervised primary update: replicas rolled, primary waits for redis.io/approve-primary-update" t_supervised

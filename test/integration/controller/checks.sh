@@ -185,6 +185,25 @@ Y
   [ "$(count $ns pods sc)" = 2 ] && [ "$(count $ns pvc sc)" = 3 ] || fail "the controller acted on sc-restored"
   $K -n $ns delete pvc sc-restored --wait=false >/dev/null
   poll 30 eval '[ -z "$(rc '$ns' sc "{.status.danglingPVCs}")" ]' || fail "danglingPVCs not cleared"
+  # a pod made by hand with the cluster's labels (no owner reference; it never schedules):
+  # not the cluster's, so not counted, relabelled or removed by the scale-down; reported
+  $K -n $ns apply -f - >/dev/null <<Y || fail "cannot create a pod"
+apiVersion: v1
+kind: Pod
+metadata: {name: sc-7, labels: {app.kubernetes.io/managed-by: redis-operator, redis.io/cluster: sc, redis.io/role: primary}}
+spec:
+  nodeSelector: {redis-operator.test/no-such-node: "true"}
+  securityContext: {runAsNonRoot: true, runAsUser: 999, seccompProfile: {type: RuntimeDefault}}
+  containers: [{name: c, image: busybox, command: [sleep, "3600"], securityContext: {allowPrivilegeEscalation: false, capabilities: {drop: [ALL]}}}]
+Y
+  poll 20 eval '[ "$(rc '$ns' sc "{.status.foreignPods[*]}")" = sc-7 ]' ||
+    fail "sc-7 not in status.foreignPods: '$(rc $ns sc '{.status.foreignPods}')'"
+  poll 10 eval 'events '$ns' | grep -q ForeignPod' || fail "no ForeignPod event"
+  ready $ns sc && [ "$(rc $ns sc '{.status.instances}')" = 2 ] || fail "counted: $(rc $ns sc '{.status.instances}')"
+  [ "$($K -n $ns get pod sc-7 -o jsonpath='{.metadata.labels.redis\.io/role}/{.metadata.deletionTimestamp}')" = primary/ ] ||
+    fail "the controller acted on sc-7"
+  $K -n $ns delete pod sc-7 --wait=false >/dev/null
+  poll 30 eval '[ -z "$(rc '$ns' sc "{.status.foreignPods}")" ]' || fail "foreignPods not cleared"
 }
 
 none_left() {
@@ -516,9 +535,10 @@ t_tls() {
   # the controller's certificate is accepted (unfence of an unfenced primary changes nothing)
   code=$(post_code $ip unfence '{}' --cert "$d/op.crt" --key "$d/op.key")
   [ "$code" = 200 ] || fail "POST /v1/unfence with the controller's certificate: $code, want 200"
-  # the pods' service account can read their own Secret, never the operator's
+  # the pods' service account reads no Secret through the API (their volumes hold
+  # theirs: controller/rbac.c), least of all the operator's
   sa=system:serviceaccount:$ns:tls
-  [ "$($K -n $ns auth can-i get secret/tls-instance-tls --as=$sa)" = yes ] || fail "pods cannot read tls-instance-tls"
+  [ "$($K -n $ns auth can-i get secret/tls-instance-tls --as=$sa)" = no ] || fail "pods can read tls-instance-tls through the API"
   [ "$($K -n $ns auth can-i get secret/tls-operator-tls --as=$sa)" = no ] || fail "pods can read tls-operator-tls"
   ! grep -q 'PRIVATE KEY' "$W/controller-main.log" || fail "key material in the controller's log"
   note "TLS: status over HTTPS, fence refused without a client certificate (401), with the pod's server certificate (401), with the peer certificate (403); the controller's certificate accepted"
