@@ -204,12 +204,16 @@ static json_t *field_env(const char *name, const char *path)
 	                 "apiVersion", "v1", "fieldPath", path);
 }
 
+/* HTTP_TLS required: a file missing from the http-tls volume makes the manager refuse
+ * mutations instead of serving them over plain HTTP (instance/http_tls.h). */
 static json_t *env(const struct api_redis_cluster *rc)
 {
-	return json_pack("[o,o,o,{s:s,s:s}]", field_env("REDIS_OPERATOR_POD_NAME", "metadata.name"),
+	return json_pack("[o,o,o,{s:s,s:s},{s:s,s:s}]",
+	                 field_env("REDIS_OPERATOR_POD_NAME", "metadata.name"),
 	                 field_env("REDIS_OPERATOR_POD_NAMESPACE", "metadata.namespace"),
 	                 field_env("REDIS_OPERATOR_POD_IP", "status.podIP"), "name",
-	                 "REDIS_OPERATOR_CLUSTER_NAME", "value", rc->meta.name);
+	                 "REDIS_OPERATOR_CLUSTER_NAME", "value", rc->meta.name, "name",
+	                 "REDIS_OPERATOR_HTTP_TLS", "value", "required");
 }
 
 /* HTTPS: the manager serves only HTTPS once its http-tls volume is there. GETs need no

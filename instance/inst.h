@@ -14,6 +14,8 @@
  *    over the fence connection (serialised by the lease's transition lock).
  *  - libmicrohttpd's threads (http.c): read the snapshot, post mutations, suspend the
  *    connection until the supervisor resumes it.
+ *  - the HTTP helper (http.c): resumes ?fresh=1 requests after a poll, re-reads the
+ *    API's TLS files while HTTPS is off and restarts the API daemon when they are there.
  * Fields marked [mu] are guarded by `mu`; [const] are set before any thread starts.
  */
 #ifndef REDIS_OPERATOR_INSTANCE_INST_H
@@ -48,8 +50,8 @@
 #define INST_CMD_TIMEOUT_MS    2000 /* our own Redis commands */
 #define INST_CONNECT_MS        500
 
-struct MHD_Daemon;
 struct MHD_Connection;
+struct inst_http;
 
 /* A mutation posted by an HTTP handler and executed by the supervisor. */
 struct inst_cmd {
@@ -91,7 +93,7 @@ struct inst {
 	struct inst_spec spec;
 	struct inst_desired desired;
 	struct inst_creds creds;
-	bool http_tls; /* HTTPS with client certificates */
+	atomic_bool http_tls; /* the API serves HTTPS with client certificates (http.c sets it) */
 
 	/* the server [sup] */
 	char server_bin[PATH_MAX];
@@ -144,7 +146,7 @@ struct inst {
 	pthread_t poller;
 	bool poller_running;
 	atomic_bool poller_stop;
-	struct MHD_Daemon *http, *metrics;
+	struct inst_http *http; /* http.c: the daemons and their helper thread */
 };
 
 /* --- secrets.c --------------------------------------------------------------------- */

@@ -5,8 +5,11 @@
  * The child is forked by the supervisor (the main thread, which lives as long as the
  * process, so PR_SET_PDEATHSIG fires only when the manager itself dies: useful when it
  * is not PID 1, as in tests). Between fork and exec only async-signal-safe calls: the
- * signal mask and dispositions are reset, descriptors above 2 closed, then execv.
- * The config path is the only argument: auth never appears on a command line.
+ * signal mask and dispositions are reset, the umask set to 077, descriptors above 2
+ * closed, then execv. The umask keeps every file the server writes private (0600):
+ * redis.conf after CONFIG REWRITE (a temporary file renamed over it, its mode derived
+ * from the umask), RDB and AOF files. The config path is the only argument: auth never
+ * appears on a command line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -99,6 +102,7 @@ static void child_exec(const char *bin, const char *arg, int out_fd)
 	sigemptyset(&all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	signal(SIGPIPE, SIG_DFL);
+	umask(077);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (out_fd >= 0 && dup2(out_fd, STDOUT_FILENO) < 0)
 		_exit(127);

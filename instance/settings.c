@@ -6,6 +6,7 @@
 static const char *const engines[] = { "redis", "valkey", NULL };
 static const char *const levels[] = { "debug", "info", "warn", "error", NULL };
 static const char *const formats[] = { "json", "logfmt", NULL };
+static const char *const http_tls_modes[] = { "auto", "required", NULL }; /* http_tls.h */
 
 #define OFF(f) offsetof(struct inst_settings, f)
 #define MIN_MS 100
@@ -35,6 +36,9 @@ const struct settings_desc inst_settings_table[] = {
 	{ "http-tls-dir", SETTINGS_STRING, "/etc/redis-operator/http-tls", 0, 0, NULL, false, false,
 	  OFF(http_tls_dir),
 	  "tls.crt, tls.key, ca.crt for the HTTP API: HTTPS, client certificates for mutations." },
+	{ "http-tls", SETTINGS_ENUM, "auto", 0, 0, http_tls_modes, false, false, OFF(http_tls),
+	  "auto: plain HTTP only when --http-tls-dir has none of its files; required: never. "
+	  "A file missing: mutations refused (503), probes and status over plain HTTP." },
 	{ "http-address", SETTINGS_STRING, "0.0.0.0", 0, 0, NULL, false, false, OFF(http_address),
 	  "Address the HTTP API and metrics listen on." },
 	{ "http-port", SETTINGS_INT, "8000", 1, 65535, NULL, false, false, OFF(http_port),

@@ -8,6 +8,7 @@
  *   REDIS_OPERATOR_POD_NAMESPACE  metadata.namespace   (required)
  *   REDIS_OPERATOR_POD_IP         status.podIP         (replica-announce-ip)
  *   REDIS_OPERATOR_CLUSTER_NAME   the RedisCluster's name (required)
+ * and REDIS_OPERATOR_HTTP_TLS=required (the API never serves mutations over plain HTTP).
  * Everything else has a default that fits the pod layout the controller renders.
  * Loaded once at start-up on the main thread; read-only afterwards.
  */
@@ -26,6 +27,7 @@ struct inst_settings {
 	char *pod_name, *pod_namespace, *pod_ip, *cluster_name;
 	char *data_dir, *run_dir;
 	char *auth_dir, *operator_auth_dir, *users_dir, *tls_dir, *http_tls_dir;
+	char *http_tls; /* "auto" or "required" (instance/http_tls.h) */
 	char *http_address, *bind;
 	int64_t http_port, metrics_port, server_port;
 	char *kubeconfig, *server_binary, *engine;

@@ -156,6 +156,10 @@ int inst_status_json(const struct inst_snapshot *s, int64_t now_wall_ms, int64_t
 	                    json_integer((now_wall_ms - s->started_wall_ms) / 1000));
 	json_object_set_new(j, "leaseRenewFailures",
 	                    json_integer((json_int_t)s->lease_renew_failures));
+	json_object_set_new(j, "httpTls", json_string(inst_http_serve_name(s->http_serve)));
+	json_object_set_new(
+	        j, "httpTlsError",
+	        str_or_null(s->http_serve == INST_HTTP_SERVE_REFUSED ? s->http_tls_error : NULL));
 	json_object_set_new(j, "server", server_json(s, now_wall_ms, max_age_ms));
 	json_object_set_new(j, "replication", fresh ? replication_json(s) : json_null());
 	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);

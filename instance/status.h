@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "instance/http_tls.h"
 #include "instance/render.h"
 #include "instance/request.h"
 #include "lib/buf.h"
@@ -48,6 +49,9 @@ struct inst_snapshot {
 	char engine_version[32];
 	char master_host[INST_HOST_MAX + 1]; /* the primary the manager pointed it at */
 	int master_port;
+	/* written by http.c: what the API serves; REFUSED: mutations are refused, see why */
+	enum inst_http_serve http_serve;
+	char http_tls_error[INST_HTTP_TLS_REASON_MAX];
 	/* written by the poller */
 	bool info_ok;
 	int64_t info_wall_ms;
@@ -66,7 +70,8 @@ const char *inst_state_name(enum inst_state s);
 bool inst_status_ready(const struct inst_snapshot *s, int64_t now_wall_ms, int64_t max_age_ms,
                        const char **why);
 
-/* The /v1/status body (one JSON object). */
+/* The /v1/status body (one JSON object). httpTls is inst_http_serve_name(http_serve),
+ * httpTlsError the reason mutations are refused (null unless REFUSED). */
 int inst_status_json(const struct inst_snapshot *s, int64_t now_wall_ms, int64_t max_age_ms,
                      struct buf *out);
 

@@ -13,7 +13,7 @@
 
 #include "lib/alloc.h"
 
-#define HTTPD_MAX_OPTS 10
+#define HTTPD_MAX_OPTS 11
 
 static void opt_add(struct MHD_OptionItem *v, size_t *n, enum MHD_OPTION option, intptr_t value,
                     void *ptr)
@@ -36,6 +36,8 @@ struct MHD_Daemon *httpd_start(const struct httpd_opts *o, MHD_AccessHandlerCall
 	opt_add(v, &n, MHD_OPTION_SOCK_ADDR, 0, &sa);
 	opt_add(v, &n, MHD_OPTION_CONNECTION_LIMIT, o->conn_limit, NULL);
 	opt_add(v, &n, MHD_OPTION_CONNECTION_TIMEOUT, o->conn_timeout_s, NULL);
+	if (o->per_ip_limit)
+		opt_add(v, &n, MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->per_ip_limit, NULL);
 	if (o->thread_stack)
 		opt_add(v, &n, MHD_OPTION_THREAD_STACK_SIZE, (intptr_t)o->thread_stack, NULL);
 	if (o->completed)

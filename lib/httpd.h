@@ -2,13 +2,16 @@
  * httpd: the libmicrohttpd start-up and replies the project's HTTP endpoints share.
  *
  *   struct httpd_opts o = { .address = "0.0.0.0", .port = 8080, .conn_limit = 32,
- *                           .conn_timeout_s = 10 };
+ *                           .per_ip_limit = 4, .conn_timeout_s = 10 };
  *   struct MHD_Daemon *d = httpd_start(&o, handler, ctx);     NULL: cannot listen
  *   ... in handler: return httpd_reply_json(conn, 200, json_pack("{s:s}", "status", "ok"));
  *   httpd_stop(d);
  *
- * A daemon runs one internal polling thread (epoll) that calls the handler; routing,
- * request bodies and their caps stay with the caller. Replies take ownership of what
+ * A daemon runs one internal polling thread (epoll) that calls the handler, so a
+ * handler must not block: one that waits suspends its connection instead. Routing,
+ * request bodies and their caps stay with the caller. Past conn_limit a new connection
+ * waits in the listen backlog; past per_ip_limit (from one client address) it is
+ * accepted and closed at once, so one client cannot take every slot. Replies take ownership of what
  * they are given (the text, the JSON) whatever happens. Any thread.
  */
 #ifndef REDIS_OPERATOR_HTTPD_H
@@ -23,7 +26,8 @@ struct httpd_opts {
 	const char *address;     /* IPv4 address to listen on ("0.0.0.0": all) */
 	int port;                /* 0: any free port (MHD_DAEMON_INFO_BIND_PORT tells) */
 	unsigned conn_limit;     /* connections at once */
-	unsigned conn_timeout_s; /* an idle connection is closed after this */
+	unsigned per_ip_limit;   /* connections at once from one client address; 0: no limit */
+	unsigned conn_timeout_s; /* an idle connection is closed after this (not a suspended one) */
 	size_t thread_stack;     /* bytes; 0: libmicrohttpd's default */
 	bool suspend_resume;     /* handlers may MHD_suspend_connection */
 	/* Called with the handler's ctx when a request ends (to free its state); may be NULL. */

@@ -9,6 +9,7 @@
 #   INSTANCE_ENGINES="redis valkey"   engines for the replication scenarios
 #   INSTANCE_BENCH=0                  skip the figures (RSS, latency, 50 switchovers)
 #   INSTANCE_ONLY=safety              only the safety checks (safety_checks.sh)
+#   INSTANCE_ONLY=http                only the HTTP and file-mode checks (http_checks.sh)
 #   OPT=... LDFLAGS=...               passed to make (an ASan build: see instance/README.md)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,6 +32,7 @@ WRITER=$W/writer
 cc -O2 -o "$WRITER" test/integration/instance/writer.c $(pkg-config --cflags --libs hiredis) || exit 1
 . test/integration/instance/lib.sh
 . test/integration/instance/checks.sh
+. test/integration/instance/http_checks.sh
 . test/integration/instance/acl_checks.sh
 . test/integration/instance/safety_checks.sh
 cleanup() { kill_all; $K delete namespace "$NS" --wait=false >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$W"; }
@@ -45,15 +47,18 @@ kretry create namespace "$NS"
 kctl get serviceaccount default >/dev/null 2>&1 || kretry create serviceaccount default
 
 if [ "${INSTANCE_ONLY:-}" = safety ]; then safety_suite; counts_write instance; exit; fi
+if [ "${INSTANCE_ONLY:-}" = http ]; then http_only; counts_write instance; exit; fi
 check "copy-binary: runs from DIR with its libraries, LD_LIBRARY_PATH unset" copy_binary
 check "boot waits while the API server is unreachable (no server started)" boot_waits_api_down
 for eng in ${INSTANCE_ENGINES:-redis valkey}; do
   command -v "$eng-server" >/dev/null || { echo "skip instance: $eng-server not installed"; continue; }
   engine_suite "$eng" "${eng:0:1}$RANDOM"
+  check "$eng: redis.conf, RDB and AOF stay 0600 after CONFIG REWRITE and SAVE" files_private "$eng" "p$RANDOM"
   check "$eng: customer users with every grant allowed cannot touch the operator; bypasses refused" \
     acl_lockdown "$eng" "a${eng:0:1}$RANDOM"
 done
 common_suite "x$RANDOM"
+http_suite "h$RANDOM"
 safety_suite
 check "PID 1: orphans reaped, SIGTERM handled (unshare --pid)" pid1_reaping "z$RANDOM"
 [ "${INSTANCE_BENCH:-1}" = 1 ] && bench_suite "b$RANDOM"

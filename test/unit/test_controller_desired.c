@@ -16,6 +16,7 @@
 #include "controller/desired.h"
 #include "controller/model.h"
 #include "controller/pki.h"
+#include "instance/settings.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/jsonx.h"
@@ -111,7 +112,8 @@ START_TEST(pod_contract)
 	json_t *pod, *c, *env, *mounts, *it;
 	char *text;
 	const char *want_env[] = { "REDIS_OPERATOR_POD_NAME", "REDIS_OPERATOR_POD_NAMESPACE",
-		                   "REDIS_OPERATOR_POD_IP", "REDIS_OPERATOR_CLUSTER_NAME" };
+		                   "REDIS_OPERATOR_POD_IP", "REDIS_OPERATOR_CLUSTER_NAME",
+		                   "REDIS_OPERATOR_HTTP_TLS" };
 	const char *want_mounts[] = { "/data",
 		                      "/run",
 		                      "/controller",
@@ -161,6 +163,43 @@ START_TEST(pod_contract)
 	text = json_dumps(pod, JSON_COMPACT); /* nothing of the operator's TLS Secret */
 	ck_assert_ptr_null(strstr(text, "operator-tls"));
 	free(text);
+	json_decref(pod);
+	api_redis_cluster_release(&rc);
+}
+END_TEST
+
+/* The pod's environment is what `redis-operator instance` reads: loaded through the
+ * instance's own settings table (fieldRef values stand in as "x"), every variable is
+ * accepted and the API is told never to serve mutations over plain HTTP. */
+START_TEST(pod_env_loads_as_instance_settings)
+{
+	struct api_redis_cluster rc;
+	struct inst_settings set = { 0 };
+	struct buf errs = BUF_INIT(4096);
+	char arg0[] = "instance", *envp[16] = { NULL }, *argv[] = { arg0, NULL };
+	json_t *pod, *env, *it;
+	size_t i, n = 0;
+
+	decode_file(DIR "cluster-full.json", &rc);
+	pod = desired_pod(&rc, &cfg, 1, CTL_ROLE_PRIMARY);
+	env = jsonx_get(pod, "spec.containers[0].env");
+	ck_assert_uint_lt(json_array_size(env), ARRAY_LEN(envp));
+	json_array_foreach (env, i, it) {
+		const char *v = ctl_json_str(it, "value");
+		char line[256];
+
+		snprintf(line, sizeof(line), "%s=%s", ctl_json_str(it, "name"), v ? v : "x");
+		envp[n++] = xstrdup(line);
+	}
+	ck_assert_int_eq(settings_load(inst_settings_table, inst_settings_count, INST_ENV_PREFIX,
+	                               envp, 1, argv, NULL, &set, &errs),
+	                 0);
+	ck_assert_str_eq(set.http_tls, "required");
+	ck_assert_str_eq(set.cluster_name, "shop");
+	settings_release(inst_settings_table, inst_settings_count, &set);
+	for (i = 0; i < n; i++)
+		free(envp[i]);
+	buf_release(&errs);
 	json_decref(pod);
 	api_redis_cluster_release(&rc);
 }
@@ -510,6 +549,7 @@ static Suite *suite(void)
 
 	tcase_add_loop_test(t, golden, 0, ARRAY_LEN(golden_inputs));
 	tcase_add_test(t, pod_contract);
+	tcase_add_test(t, pod_env_loads_as_instance_settings);
 	tcase_add_test(t, role_hides_operator_tls);
 	tcase_add_loop_test(t, hash_tiers, 0, ARRAY_LEN(hash_cases));
 	tcase_add_test(t, hash_ignores_operator_image);

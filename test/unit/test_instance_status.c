@@ -1,7 +1,8 @@
 /*
  * Unit tests for instance/status and instance/metrics: the /v1/status JSON and the
  * Prometheus text rendered from captured INFO output (golden files; UPDATE_GOLDEN=1
- * rewrites them), the readiness verdict table, and the stale/failed-poll cases.
+ * rewrites them), the readiness verdict table, the stale/failed-poll cases, and the
+ * httpTls/httpTlsError fields.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,32 @@ START_TEST(readiness_table)
 }
 END_TEST
 
+/* What the API serves, and why mutations are refused (null unless they are). */
+static const struct {
+	enum inst_http_serve serve;
+	const char *want;
+} tls_cases[] = {
+	{ INST_HTTP_SERVE_HTTPS, "\"httpTls\":\"https\",\"httpTlsError\":null" },
+	{ INST_HTTP_SERVE_PLAIN, "\"httpTls\":\"plain\",\"httpTlsError\":null" },
+	{ INST_HTTP_SERVE_REFUSED, "\"httpTls\":\"refused\",\"httpTlsError\":\"TLS material "
+	                           "incomplete: ca.crt missing in /x; mutations refused\"" },
+};
+
+START_TEST(http_tls_fields)
+{
+	struct inst_snapshot *s = snap_from(DIR "info-redis-primary.txt", INST_STATE_PRIMARY);
+	struct buf b = BUF_INIT(1 << 20);
+
+	s->http_serve = tls_cases[_i].serve;
+	snprintf(s->http_tls_error, sizeof(s->http_tls_error),
+	         "TLS material incomplete: ca.crt missing in /x; mutations refused");
+	ck_assert_int_eq(inst_status_json(s, NOW, MAX_AGE, &b), 0);
+	ck_assert_msg(strstr(buf_cstr(&b), tls_cases[_i].want), "%s", buf_cstr(&b));
+	buf_release(&b);
+	free(s);
+}
+END_TEST
+
 START_TEST(state_names)
 {
 	ck_assert_str_eq(inst_state_name(INST_STATE_PARKED), "parked");
@@ -149,6 +176,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(t, golden_status_and_metrics, 0, ARRAY_LEN(files));
 	tcase_add_test(t, stale_info_is_down);
 	tcase_add_loop_test(t, readiness_table, 0, ARRAY_LEN(ready_cases));
+	tcase_add_loop_test(t, http_tls_fields, 0, ARRAY_LEN(tls_cases));
 	tcase_add_test(t, state_names);
 	suite_add_tcase(s, t);
 	return s;
