@@ -67,7 +67,8 @@ struct na_settings {
 	char *kubeconfig, *state_dir, *images, *operator_bin, *node_prefix, *host_ip;
 	char *bridge, *pod_cidr, *cgroup_root, *service_host, *register_taint;
 	char *log_level, *log_format;
-	char *light; /* NULL: pods run; a CIDR: pods are simulated (light.c) */
+	char *light;              /* NULL: pods run; a CIDR: pods are simulated (light.c) */
+	char *oci_images, *umoci; /* REF=PATH,...: images from OCI layouts (ociimage.h) */
 	int64_t nodes, link_prefix, service_port;
 	int64_t lease_renew_ms, lease_duration_ms, node_status_ms, shutdown_grace_ms;
 	int64_t api_timeout_ms, config_retry_ms;

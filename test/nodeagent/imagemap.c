@@ -206,8 +206,10 @@ static int parse_setting(const struct imagemap_ctx *c, const char *key, const ch
 	return map_err(c, "unknown key", key);
 }
 
-static void entry_release(struct imagemap_entry *en)
+void imagemap_entry_release(struct imagemap_entry *en)
 {
+	if (!en)
+		return;
 	free(en->pattern);
 	strv_free(en->entrypoint);
 	strv_free(en->cmd);
@@ -218,6 +220,7 @@ static void entry_release(struct imagemap_entry *en)
 	}
 	free(en->binds);
 	free(en->workdir);
+	free(en->rootfs);
 	memset(en, 0, sizeof(*en));
 }
 
@@ -246,6 +249,7 @@ static int parse_line(const struct imagemap_ctx *c, char *line, struct imagemap_
 
 	memset(en, 0, sizeof(*en));
 	en->line = c->line;
+	en->uid = en->gid = -1;
 	tok = strtok_r(line, " \t\r", &save);
 	en->pattern = xstrdup(tok);
 	while (!rc && (tok = strtok_r(NULL, " \t\r", &save)))
@@ -253,7 +257,7 @@ static int parse_line(const struct imagemap_ctx *c, char *line, struct imagemap_
 	if (!rc && !en->entrypoint && !en->cmd && !en->n_binds && !en->env && !en->workdir)
 		rc = map_err(c, "rule has no settings", en->pattern);
 	if (rc)
-		entry_release(en);
+		imagemap_entry_release(en);
 	return rc;
 }
 
@@ -336,7 +340,7 @@ void imagemap_free(struct imagemap *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->n; i++)
-		entry_release(&m->entries[i]);
+		imagemap_entry_release(&m->entries[i]);
 	free(m->entries);
 	free(m->source);
 	free(m);
@@ -366,6 +370,22 @@ bool imagemap_normalize(const char *image, char *out, size_t outlen)
 	return n >= 0 && (size_t)n < outlen;
 }
 
+void imagemap_add(struct imagemap *m, struct imagemap_entry *en)
+{
+	en->exact = true;
+	for (size_t i = 0; i < m->n; i++) {
+		if (m->entries[i].exact && !strcmp(m->entries[i].pattern, en->pattern)) {
+			imagemap_entry_release(&m->entries[i]);
+			m->entries[i] = *en;
+			memset(en, 0, sizeof(*en));
+			return;
+		}
+	}
+	m->entries = xreallocarray(m->entries, m->n + 1, sizeof(*m->entries));
+	m->entries[m->n++] = *en;
+	memset(en, 0, sizeof(*en));
+}
+
 const struct imagemap_entry *imagemap_find(const struct imagemap *m, const char *image)
 {
 	char ref[1024];
@@ -373,7 +393,10 @@ const struct imagemap_entry *imagemap_find(const struct imagemap *m, const char 
 	if (!m || !image || !imagemap_normalize(image, ref, sizeof(ref)))
 		return NULL;
 	for (size_t i = 0; i < m->n; i++)
-		if (fnmatch(m->entries[i].pattern, ref, 0) == 0)
+		if (m->entries[i].exact && !strcmp(m->entries[i].pattern, ref))
+			return &m->entries[i];
+	for (size_t i = 0; i < m->n; i++)
+		if (!m->entries[i].exact && fnmatch(m->entries[i].pattern, ref, 0) == 0)
 			return &m->entries[i];
 	return NULL;
 }

@@ -1,7 +1,7 @@
 /*
  * imagemap: what a container image means on a machine with no image registry.
  *
- * Every container's root is the host's root; the image name only picks extra bind
+ * A rule's container has the host's root; the image name only picks extra bind
  * mounts (a host binary placed at a path in the container), the default entrypoint and
  * cmd, environment and working directory. The map is a text file, one rule per line,
  * the first rule whose glob matches wins:
@@ -19,7 +19,13 @@
  * would: "docker.io/library/" and "docker.io/" prefixes dropped, ":latest" added when
  * there is neither tag nor digest ("redis" → "redis:latest").
  *
- * Pure data after loading: any thread may read a map; nobody changes it.
+ * Real images: imagemap_add puts in an entry for one exact reference, made by ociimage.h
+ * from an OCI image layout: its rootfs is the container's root instead of the host's,
+ * with the image's entrypoint, cmd, env, workdir and user. An exact entry wins over every
+ * pattern (an image the agent was given is that image, whatever the globs say).
+ *
+ * Pure data after loading (the file, then any imagemap_add, all before the first pod):
+ * any thread may read a map; nobody changes it.
  */
 #ifndef REDIS_OPERATOR_NODEAGENT_IMAGEMAP_H
 #define REDIS_OPERATOR_NODEAGENT_IMAGEMAP_H
@@ -47,7 +53,10 @@ struct imagemap_entry {
 	struct imagemap_bind *binds;
 	size_t n_binds;
 	char *workdir; /* NULL when unset */
-	int line;      /* in the source, for messages */
+	int line;      /* in the source, for messages (0: added by imagemap_add) */
+	bool exact;    /* pattern is one normalized reference, matched before any glob */
+	char *rootfs;  /* the image's unpacked root (absolute); NULL: the host's root */
+	long uid, gid; /* the image's user; -1 when unset (root) */
 };
 
 struct imagemap {
@@ -68,6 +77,14 @@ int imagemap_parse(const char *text, size_t len, const char *source, const char 
 int imagemap_load(const char *path, const char *base_dir, const struct imagemap_var *vars,
                   size_t n_vars, struct imagemap **out, struct err *e);
 void imagemap_free(struct imagemap *m);
+/*
+ * Adds en (its strings heap-allocated, pattern a normalized reference) as an exact entry
+ * and takes everything it holds; *en is cleared. A second entry for the same reference
+ * replaces the first. Not while pods use the map: entries may move.
+ */
+void imagemap_add(struct imagemap *m, struct imagemap_entry *en);
+/* Frees what en holds and clears it (for an entry never added). NULL-safe. */
+void imagemap_entry_release(struct imagemap_entry *en);
 
 /* The first entry matching image, or NULL. Borrowed. */
 const struct imagemap_entry *imagemap_find(const struct imagemap *m, const char *image);

@@ -55,6 +55,7 @@
 #include "lib/log.h"
 #include "lib/settings.h"
 #include "lib/wq.h"
+#include "ociimage.h"
 
 #define ENV_PREFIX      "NODEAGENT_"
 #define SYNC_WAIT_MS    30000
@@ -79,6 +80,11 @@ static const struct settings_desc na_table[] = {
 	  OFF(images), "The image map (imagemap.h)." },
 	{ "operator-bin", SETTINGS_STRING, "build/redis-operator", 0, 0, NULL, false, false,
 	  OFF(operator_bin), "${OPERATOR_BIN} of the image map (made absolute)." },
+	{ "oci-images", SETTINGS_STRING, NULL, 0, 0, NULL, false, false, OFF(oci_images),
+	  "REF=PATH[,REF=PATH...]: image REF is the OCI image layout in the tar file PATH "
+	  "(unpacked once into <state-dir>/images; wins over the image map's patterns)." },
+	{ "umoci", SETTINGS_STRING, "umoci", 0, 0, NULL, false, false, OFF(umoci),
+	  "The umoci binary that unpacks --oci-images (image/tool.sh builds it)." },
 	{ "host-ip", SETTINGS_STRING, "10.240.0.1", 0, 0, NULL, false, false, OFF(host_ip),
 	  "The Nodes' InternalIP, hostIP of pods, the pods' gateway (on the bridge)." },
 	{ "bridge", SETTINGS_STRING, "ro-br0", 0, 0, NULL, false, false, OFF(bridge),
@@ -316,6 +322,22 @@ static int state_dir_init(struct agent *ag, struct err *e)
 	return 0;
 }
 
+/* Each REF=PATH of --oci-images into the map, logged with its root. */
+static int oci_images_init(struct agent *ag, struct err *e)
+{
+	char *cache = xasprintf("%s/images", ag->state_dir);
+	struct ociimg_opts o = { .umoci = ag->set.umoci, .tar = "tar", .cache_dir = cache };
+	int rc = ociimg_load_list(ag->images, ag->set.oci_images, &o, e);
+
+	for (size_t i = 0; !rc && i < ag->images->n; i++)
+		if (ag->images->entries[i].exact)
+			log_info(NA_COMPONENT, "image loaded", "image",
+			         ag->images->entries[i].pattern, "rootfs",
+			         ag->images->entries[i].rootfs, NULL);
+	free(cache);
+	return rc;
+}
+
 static int images_init(struct agent *ag, struct err *e)
 {
 	char *op = absolute(ag->set.operator_bin);
@@ -323,6 +345,8 @@ static int images_init(struct agent *ag, struct err *e)
 	int rc = imagemap_load(ag->set.images, NULL, vars, 1, &ag->images, e);
 
 	free(op);
+	if (!rc && ag->set.oci_images && !ag->set.light)
+		rc = oci_images_init(ag, e);
 	return rc;
 }
 

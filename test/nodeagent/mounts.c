@@ -6,14 +6,17 @@
  *
  *   1. every mount private, so nothing propagates back to the host;
  *   2. a tmpfs on <pod dir>/rootfs/<container> holding an overlay's upper and work dirs,
- *      the overlay (lower: the host's root filesystem) mounted at merged/;
+ *      the overlay (lower: the host's root filesystem, or for an OCI image its unpacked
+ *      rootfs, ociimage.h, shared read-only by every container of that image) mounted
+ *      at merged/;
  *   3. pivot_root into merged/, the old root kept at /.oldroot for the binds;
  *   4. fresh /proc (the new PID namespace), /sys (read-only), a /dev tmpfs with the
  *      usual nodes bound from the host, /dev/pts, /dev/shm, and tmpfs /tmp and /run —
  *      empty and read-only under readOnlyRootFilesystem, as an image's would be;
- *   5. image binds, then volume mounts, each at its path (mount points are made in the
- *      overlay, paths resolve inside the new root, so symlinks like /var/run cannot lead
- *      out of it), read-only ones remounted so;
+ *   5. image binds (for an OCI image: the host's /etc/hosts and /etc/resolv.conf, as a
+ *      kubelet provides them), then volume mounts, each at its path (mount points are
+ *      made in the overlay, paths resolve inside the new root, so symlinks like /var/run
+ *      cannot lead out of it), read-only ones remounted so;
  *   6. /.oldroot detached, then "/" remounted read-only if asked.
  * Everything lives in the container's mount namespace and vanishes with its last
  * process: the host keeps only the empty <pod dir>/rootfs/<container> directory.
@@ -284,9 +287,17 @@ static void plan_sort(struct rt_root_plan *p)
 	}
 }
 
+/* Files a kubelet puts into every container; an image's root lacks the host's. */
+static const char *const kubelet_files[] = { "/etc/hosts", "/etc/resolv.conf" };
+#define N_KUBELET_FILES (sizeof(kubelet_files) / sizeof(*kubelet_files))
+
 static int plan_image_binds(struct rt_root_plan *p, const struct rt_ctr *c, struct err *e)
 {
 	struct stat st;
+
+	for (size_t i = 0; c->image && c->image->rootfs && i < N_KUBELET_FILES; i++)
+		if (stat(kubelet_files[i], &st) == 0 && S_ISREG(st.st_mode))
+			plan_add(p, xstrdup(kubelet_files[i]), kubelet_files[i], true, true);
 
 	for (size_t i = 0; c->image && i < c->image->n_binds; i++) {
 		const struct imagemap_bind *b = &c->image->binds[i];
@@ -340,6 +351,7 @@ static int plan_volume(struct rt_root_plan *p, const struct rt_pod *pod, const s
 int rt_root_plan_build(struct rt_root_plan *p, const struct rt_pod *pod, const struct rt_ctr *c,
                        struct err *e)
 {
+	const char *lower = c->image && c->image->rootfs ? c->image->rootfs : "/";
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -347,11 +359,11 @@ int rt_root_plan_build(struct rt_root_plan *p, const struct rt_pod *pod, const s
 	p->upper = xasprintf("%s/upper", p->rootfs);
 	p->work = xasprintf("%s/work", p->rootfs);
 	p->merged = xasprintf("%s/merged", p->rootfs);
-	p->overlay_opts = xasprintf("lowerdir=/,upperdir=%s,workdir=%s", p->upper, p->work);
+	p->overlay_opts = xasprintf("lowerdir=%s,upperdir=%s,workdir=%s", lower, p->upper, p->work);
 	p->read_only_root = c->spec->read_only_root;
-	if (strpbrk(p->rootfs, ",:"))
-		return err_set(e, -EINVAL, "%s: ',' or ':' cannot go into overlay options",
-		               p->rootfs);
+	if (strpbrk(p->rootfs, ",:") || strpbrk(lower, ",:"))
+		return err_set(e, -EINVAL, "%s or %s: ',' or ':' cannot go into overlay options",
+		               p->rootfs, lower);
 	if ((rc = rt_mkdir_p(p->rootfs, 0700)))
 		return err_set(e, rc, "%s: %s", p->rootfs, strerror(-rc));
 	if ((rc = plan_image_binds(p, c, e)))

@@ -7,8 +7,8 @@
 
 NODEAGENT_TEST_SRC := $(wildcard test/nodeagent/test_*.c)
 NODEAGENT_SRC      := $(filter-out $(NODEAGENT_TEST_SRC),$(wildcard test/nodeagent/*.c))
-NODEAGENT_RT_SRC   := $(addprefix test/nodeagent/,faults.c imagemap.c mounts.c probe.c \
-	runtime.c sandbox.c spawn.c spec.c)
+NODEAGENT_RT_SRC   := $(addprefix test/nodeagent/,faults.c imagemap.c mounts.c ociimage.c \
+	probe.c runtime.c sandbox.c spawn.c spec.c)
 NODEAGENT_OBJ      := $(NODEAGENT_SRC:%.c=$(BUILD)/%.o)
 NODEAGENT_RT_OBJ   := $(NODEAGENT_RT_SRC:%.c=$(BUILD)/%.o)
 NODEAGENT_LIB_OBJ  := $(filter $(BUILD)/lib/%,$(CORE_OBJ))

@@ -602,8 +602,9 @@ static void ctr_init(struct rt_pod *pod, struct rt_ctr *c, struct rt_container *
 	c->image = imagemap_find(pod->cfg->images, spec->image);
 	c->log_path = xasprintf("%s/logs/%s.log", dir, spec->name);
 	c->prev_log_path = xasprintf("%s/logs/%s.previous.log", dir, spec->name);
-	c->cred.uid = spec->run_as_user;
-	c->cred.gid = spec->run_as_group;
+	/* runAsUser/runAsGroup win over the image's user, as with a kubelet. */
+	c->cred.uid = spec->run_as_user >= 0 ? spec->run_as_user : c->image ? c->image->uid : -1;
+	c->cred.gid = spec->run_as_group >= 0 ? spec->run_as_group : c->image ? c->image->gid : -1;
 	if (pod->spec.fs_group >= 0)
 		c->cred.groups[c->cred.n_groups++] = (gid_t)pod->spec.fs_group;
 	backoff_init(&c->bo, pod->cfg->backoff_base_ms, pod->cfg->backoff_max_ms, 2.0, 0, 0);

@@ -14,7 +14,8 @@
  *   - a freezer cgroup <cgroup_root>/<uid> holding every process of the pod.
  * Each container instance is a direct child of the agent: PID 1 of its own PID namespace,
  * in its own mount, UTS (hostname = pod name) and IPC namespaces, in the pod's network
- * namespace. Its root is an overlay of the host's root with a throwaway upper directory;
+ * namespace. Its root is an overlay of the host's root (or, for an image loaded from an
+ * OCI layout, of that image's root: ociimage.h) with a throwaway upper directory;
  * /proc, /sys, /dev, /tmp and /run are fresh, the image's extra binds (imagemap.h) and
  * the pod's volumes are bind-mounted, then the root may be made read-only.
  * stdout and stderr go to <pod dir>/logs/<container>.log; at a restart the old file

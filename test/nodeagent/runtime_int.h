@@ -148,6 +148,8 @@ void rt_kill_and_reap(pid_t pid);
  * ms. 0 when it exits 0; else -EIO (-ETIMEDOUT, -ENOENT) with its output in e.
  */
 int rt_run(const char *const argv[], struct err *e);
+/* rt_run with a deadline of its own (image unpacking takes longer than `ip`). */
+int rt_run_timeout(const char *const argv[], int64_t timeout_ms, struct err *e);
 
 /* --- probe.c ---------------------------------------------------------------------------- */
 

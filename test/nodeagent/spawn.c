@@ -440,6 +440,11 @@ static void cmd_line(const char *const argv[], struct buf *b)
 
 int rt_run(const char *const argv[], struct err *e)
 {
+	return rt_run_timeout(argv, RT_CMD_TIMEOUT, e);
+}
+
+int rt_run_timeout(const char *const argv[], int64_t timeout_ms, struct err *e)
+{
 	struct buf out = BUF_INIT(RUN_OUTPUT_MAX * 2), line = BUF_INIT(4096);
 	int p[2], rc, st = 0;
 	pid_t pid;
@@ -452,7 +457,7 @@ int rt_run(const char *const argv[], struct err *e)
 		close(p[0]);
 		return rc;
 	}
-	rc = drain_output(p[0], clock_mono_ms() + RT_CMD_TIMEOUT, &out);
+	rc = drain_output(p[0], clock_mono_ms() + timeout_ms, &out);
 	close(p[0]);
 	if (rc)
 		kill(pid, SIGKILL);
@@ -465,7 +470,8 @@ int rt_run(const char *const argv[], struct err *e)
 		while (out.len && out.data[out.len - 1] == '\n')
 			out.data[--out.len] = '\0';
 		if (rc == -ETIMEDOUT)
-			err_set(e, rc, "%s: no exit within %d ms", buf_cstr(&line), RT_CMD_TIMEOUT);
+			err_set(e, rc, "%s: no exit within %lld ms", buf_cstr(&line),
+			        (long long)timeout_ms);
 		else
 			err_set(e, rc, "%s: exit %d: %s", buf_cstr(&line),
 			        WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st),

@@ -32,6 +32,7 @@
 #include "lib/err.h"
 #include "lib/log.h"
 #include "test/nodeagent/imagemap.h"
+#include "test/nodeagent/ociimage.h"
 #include "test/nodeagent/runtime.h"
 #include "test/nodeagent/runtime_int.h"
 #include "test/unit/unit.h"
@@ -1741,6 +1742,112 @@ START_TEST(image_binds_env_workdir)
 }
 END_TEST
 
+/* ---------------------------------------------------------------------------------------- */
+
+/* What the image's root shows a container: layers in order, the whiteout and the opaque
+ * directory honoured, none of the host's files, the image's user, workdir and env, a
+ * read-only root, the kubelet's /etc/hosts. */
+#define OCI_SCRIPT                                                                                 \
+	"{ test -e /data/keep && echo keep; test -e /data/gone || echo gone-hidden; "              \
+	"test -e /opq/old || echo old-hidden; test -e /opq/new && echo new; "                      \
+	"test -e /etc/debian_version || echo no-host-files; echo pwd=$(pwd) env=$FIXTURE; "        \
+	"while read k v rest; do [ \"$k\" = Uid: ] && echo uid=$v; [ \"$k\" = Gid: ] && echo "     \
+	"gid=$v; "                                                                                 \
+	"done </proc/self/status; { echo x >/f; } 2>/dev/null || echo ro-root; "                   \
+	"test -s /etc/hosts && echo hosts; } >/out/result"
+#define OCI_WANT                                                                                   \
+	"keep\ngone-hidden\nold-hidden\nnew\nno-host-files\npwd=/data env=oci\nuid=4321\n"         \
+	"gid=4322\nro-root\nhosts\n"
+
+/* Builds the fixture layout (oci-fixture.sh: umoci, built on first use) and loads it. */
+static void oci_fixture_load(char **tar, struct ociimg_opts *o, char **umoci, char **cache)
+{
+	char *dir = xasprintf("%s/oci", T.state);
+	const char *argv[] = { "bash", "test/nodeagent/oci-fixture.sh", dir, NULL };
+	struct err e;
+
+	err_clear(&e);
+	ck_assert_msg(rt_run_timeout(argv, 170000, &e) == 0, "fixture: %s", e.msg);
+	*tar = xasprintf("%s/image.tar", dir);
+	*umoci = xasprintf("%s/umoci", dir);
+	*cache = xasprintf("%s/images", T.state);
+	*o = (struct ociimg_opts){ .umoci = *umoci, .tar = "tar", .cache_dir = *cache };
+	free(dir);
+}
+
+static void oci_entry_checks(const char *tar, const struct ociimg_opts *o)
+{
+	const struct imagemap_entry *en, *again;
+	struct err e;
+	char *root;
+
+	err_clear(&e);
+	ck_assert_msg(ociimg_load(T.images, "localhost/fixture:t1", tar, o, &e) == 0, "%s", e.msg);
+	en = imagemap_find(T.images, "localhost/fixture:t1");
+	ck_assert_ptr_nonnull(en);
+	ck_assert(en->exact && en->rootfs && en->uid == 4321 && en->gid == 4322);
+	ck_assert_str_eq(en->workdir, "/data");
+	ck_assert_str_eq(en->entrypoint[0], "/bin/sh");
+	ck_assert_str_eq(en->cmd[1], "echo default cmd $FIXTURE");
+	ck_assert_str_eq(en->env[0], "FIXTURE=oci");
+	root = xstrdup(en->rootfs);
+	/* Another name for the same layout (its only manifest): the same unpacked root. An
+	 * exact reference wins over the map's busybox:* rule. */
+	ck_assert_msg(ociimg_load(T.images, "busybox:oci", tar, o, &e) == 0, "%s", e.msg);
+	again = imagemap_find(T.images, "docker.io/library/busybox:oci");
+	ck_assert(again && again->rootfs && !strcmp(again->rootfs, root));
+	ck_assert_ptr_null(imagemap_find(T.images, "busybox:1")->rootfs);
+	err_clear(&e);
+	ck_assert_int_eq(ociimg_load(T.images, "x:1", "/nonexistent.tar", o, &e), -ENOENT);
+	err_clear(&e);
+	ck_assert_int_eq(ociimg_load_list(T.images, "noequals", o, &e), -EINVAL);
+	free(root);
+}
+
+START_TEST(oci_image_root)
+{
+	struct ociimg_opts o;
+	struct rt_pod_spec s;
+	struct rt_pod_status st;
+	struct rt_pod *pod;
+	char *tar, *umoci, *cache, *out = vol_dir("out"), *f, *text;
+
+	oci_fixture_load(&tar, &o, &umoci, &cache);
+	oci_entry_checks(tar, &o);
+	chmod(out, 0777);
+	spec_init(&s, "oci", 2);
+	s.restart_policy = RT_RESTART_NEVER;
+	add_volume(&s, "out", out);
+	replace(&s.containers[0].image, "localhost/fixture:t1");
+	rt_strv_free(s.containers[0].command);
+	s.containers[0].command = NULL;
+	s.containers[0].args = argv_new("-c", OCI_SCRIPT, ARGV_END);
+	s.containers[0].read_only_root = true;
+	add_mount(&s.containers[0], "out", "/out", false, NULL);
+	replace(&s.containers[1].image, "localhost/fixture:t1");
+	rt_strv_free(s.containers[1].command);
+	s.containers[1].command = NULL; /* the image's Entrypoint and Cmd */
+	pod = pod_create(&s);
+	ck_assert_msg(wait_state(pod, "c0", RT_STATE_TERMINATED, 5000), "%s", pod_report(pod));
+	ck_assert_msg(wait_state(pod, "c1", RT_STATE_TERMINATED, 5000), "%s", pod_report(pod));
+	rt_pod_snapshot(pod, &st);
+	ck_assert_msg(st.containers[0].state.exit_code == 0, "%s", pod_report(pod));
+	f = vol_file(out, "result");
+	text = slurp(f);
+	ck_assert_msg(text && !strcmp(text, OCI_WANT), "result: %s; %s", text, pod_report(pod));
+	free(text);
+	text = slurp(st.containers[1].log_path);
+	ck_assert_str_eq(text, "default cmd oci\n");
+	rt_pod_status_release(&st);
+	free(text);
+	free(f);
+	free(out);
+	free(tar);
+	free(umoci);
+	free(cache);
+}
+END_TEST
+
 /* What a crashed agent leaves behind is found by uid alone. */
 START_TEST(remove_stale)
 {
@@ -1789,7 +1896,8 @@ END_TEST
 static Suite *runtime_suite(void)
 {
 	Suite *s = suite_create("nodeagent-runtime");
-	TCase *pure = tcase_create("pure"), *pods = tcase_create("pods");
+	TCase *pure = tcase_create("pure"), *pods = tcase_create("pods"),
+	      *oci = tcase_create("oci");
 
 	tcase_add_loop_test(pure, imagemap_parse_table, 0, ARRAY_LEN(map_cases));
 	tcase_add_test(pure, imagemap_parse_details);
@@ -1825,6 +1933,13 @@ static Suite *runtime_suite(void)
 	tcase_add_test(pods, remove_stale);
 	tcase_add_test(pods, ipam_round_robin);
 	suite_add_tcase(s, pods);
+
+	/* Slow on first use: the fixture needs umoci, which image/tool.sh builds with Go. */
+	tcase_add_unchecked_fixture(oci, bridge_setup, bridge_teardown);
+	tcase_add_checked_fixture(oci, pods_setup, pods_cleanup);
+	tcase_set_timeout(oci, 240);
+	tcase_add_test(oci, oci_image_root);
+	suite_add_tcase(s, oci);
 	return s;
 }
 
