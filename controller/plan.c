@@ -324,12 +324,30 @@ static const struct ctl_pod *pod_of(const struct ctl_view *v, int serial)
 	return NULL;
 }
 
+/* The highest serial a foreign pod or PVC (owner.h) holds: new instances go above it,
+ * so that a hand-made `<cluster>-N` cannot block the next create. */
+static int foreign_max(const struct ctl_view *v)
+{
+	json_t *const lists[] = { v->foreign_pods, v->foreign_pvcs };
+	int max = 0;
+
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; i < json_array_size(lists[l]); i++) {
+			int n = ctl_serial_of(v->rc->meta.name,
+			                      json_string_value(json_array_get(lists[l], i)));
+
+			if (n > max)
+				max = n;
+		}
+	return max;
+}
+
 /* Which serials run: the primary's, then the lowest others, then new ones. */
 static void plan_slots(const struct ctl_view *v, const struct plan_state *s, struct slots *sl)
 {
 	int primary = ctl_serial_of(v->rc->meta.name, s->primary);
 	int64_t want = v->rc->spec.instances;
-	int next;
+	int next, taken = foreign_max(v);
 
 	memset(sl, 0, sizeof(*sl));
 	for (size_t i = 0; i < v->npods; i++)
@@ -348,7 +366,7 @@ static void plan_slots(const struct ctl_view *v, const struct plan_state *s, str
 		if (sl->all[i] != primary && !(pvc && pvc->deleting))
 			sl->keep[sl->nkeep++] = sl->all[i];
 	}
-	next = sl->nall ? sl->all[sl->nall - 1] + 1 : 1;
+	next = (sl->nall && sl->all[sl->nall - 1] > taken ? sl->all[sl->nall - 1] : taken) + 1;
 	while ((int64_t)sl->nkeep < want)
 		sl->keep[sl->nkeep++] = next++;
 }

@@ -75,6 +75,7 @@ struct scenario {
 	int64_t auth_seen_ago; /* ms since the controller first saw auth_rv */
 	uint64_t pvc_bytes;    /* the PVCs' requested size; 0: unknown */
 	uint64_t pvc_capacity; /* their status.capacity; 0: unknown */
+	const char *foreign;   /* JSON array: status.foreignPods of the view; NULL: none */
 	const char *want;      /* the exact signature */
 	const char *phase;     /* NULL: not checked */
 };
@@ -291,6 +292,7 @@ static void world_init(struct world *w, const struct scenario *s)
 	ctl_failover_read(w->obj, &w->v.fo);
 	w->v.auth_secret_rv = s->auth_rv;
 	w->v.auth_secret_seen_mono = NOW_MONO - s->auth_seen_ago;
+	w->v.foreign_pods = s->foreign ? json_loads(s->foreign, 0, NULL) : NULL;
 }
 
 static void world_release(struct world *w)
@@ -303,6 +305,7 @@ static void world_release(struct world *w)
 		json_decref(w->v.child[i]);
 	api_redis_cluster_release(&w->rc);
 	json_decref(w->obj);
+	json_decref(w->v.foreign_pods);
 }
 
 /* --- signatures ----------------------------------------------------------------------- */
@@ -651,6 +654,13 @@ static const struct scenario cases[] = {
 	            R3 },
 	  .lease = L_HELD,
 	  .want = "replicate:c-1? | event:ReplicaRepointed" },
+	{ .name = "a foreign pod holds the next serial: the new replica goes above it",
+	  .status = ST_C1,
+	  .spec = "{\"instances\":2}",
+	  .pods = { P1 },
+	  .foreign = "[\"c-2\"]",
+	  .lease = L_HELD,
+	  .want = "create:PersistentVolumeClaim:c-3 | create:Pod:c-3" },
 	{ .name = "split brain judged on stale polls: nothing",
 	  .status = ST_C1,
 	  .pods = { P1, { .serial = 2, .state = "primary", .stale = true }, R3 },
