@@ -141,6 +141,15 @@ hash_changed() { # NS NAME OLDHASH: every pod re-created with another spec hash,
 }
 r_rolling_done() { local h=$ROLL_HASH; poll 240 hash_changed "$1" "$2" "$h"; }
 
+# What a broken run leaves for reading: the cluster's status and every instance's /v1/status.
+snapshot() { # DIR NS NAME
+  local p
+  $K -n "$2" get rediscluster "$3" -o json >"$1/cluster.json" 2>&1
+  for p in $($K -n "$2" get pods -l "redis.io/cluster=$3" -o jsonpath='{.items[*].metadata.name}'); do
+    echo "$p $(curl -sk --max-time 2 "https://$(pod_ip "$2" "$p"):8000/v1/status")" >>"$1/instances.status"
+  done
+}
+
 # scenario NAME FAULT [RESTORE] [WAITFOR] [SPEC]: SPEC, spec lines for the cluster
 scenario() {
   local name=$1 ns=$RUN-$1 i dir ok
@@ -156,6 +165,7 @@ scenario() {
       [ "$name" = lagging-replicas ] && line+=" | promoted: $(last_promoting "$ns")"
     else
       line="broken: $(cat "$dir/why" 2>/dev/null) (ready_again: not reached)"
+      snapshot "$dir" "$ns" c
       poll 180 ready "$ns" c
     fi
     if [ $ok = 1 ]; then echo "ok   chaos $name run $i: $line"; passed=$((passed + 1))

@@ -17,19 +17,22 @@ write_refused() { # NAME: a new default-user SET gets no OK within 2 s
   [ "$out" != OK ]
 }
 take_lease_away() { kretry patch lease "$1-primary" --type=merge -p '{"spec":{"holderIdentity":"intruder"}}'; }
-one_primary() { # CLUSTER [REDIS-MAP]: a one-instance cluster, booted
-  local c=$1
+cluster_of() { # CLUSTER INSTANCES LEASE RENEW-DEADLINE RENEW-PERIOD [REDIS-MAP]
   kretry apply -f - <<Y
 apiVersion: redis.io/v1
 kind: RedisCluster
-metadata: {name: $c}
+metadata: {name: $1}
 spec:
-  instances: 1
+  instances: $2
   engine: redis
-  redis: ${2:-{\}}
-  failover: {leaseDuration: 4s, renewDeadline: 2s, renewPeriod: 500ms, switchoverTimeout: 5s}
+  redis: ${6:-{\}}
+  failover: {leaseDuration: $3, renewDeadline: $4, renewPeriod: $5, switchoverTimeout: 5s}
 Y
-  set_primary "$c" "$c-1" >/dev/null
+  set_primary "$1" "$1-1" >/dev/null
+}
+one_primary() { # CLUSTER [REDIS-MAP]: a one-instance cluster, booted
+  local c=$1
+  cluster_of "$c" 1 4s 2s 500ms "${2:-}"
   mkpod "$c-1" "$c" >/dev/null
   start_mgr "$c-1" "$c"
   poll 20 ready "$c-1" || { st "$c-1"; return 1; }
@@ -112,17 +115,7 @@ switchover_slow_api() { # CLUSTER
   python3 test/integration/instance/tcpproxy.py "$relay" "$ENV_HOST_IP" "$ENV_API_PORT" \
     "$W/api.delay" &
   rp=$!
-  # lease 20s/12s/1s: the lease client's timeout is 6 s
-  kretry apply -f - <<Y
-apiVersion: redis.io/v1
-kind: RedisCluster
-metadata: {name: $c}
-spec:
-  instances: 2
-  engine: redis
-  failover: {leaseDuration: 20s, renewDeadline: 12s, renewPeriod: 1s, switchoverTimeout: 5s}
-Y
-  set_primary "$c" "$c-1" >/dev/null
+  cluster_of "$c" 2 20s 12s 1s # the lease client's timeout is then 6 s
   mkpod "$c-1" "$c" >/dev/null; KCFG=$k start_mgr "$c-1" "$c"
   poll 20 ready "$c-1" || { kill "$rp"; st "$c-1"; return 1; }
   mkpod "$c-2" "$c" >/dev/null; start_mgr "$c-2" "$c"
