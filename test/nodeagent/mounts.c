@@ -13,10 +13,11 @@
  *   4. fresh /proc (the new PID namespace), /sys (read-only), a /dev tmpfs with the
  *      usual nodes bound from the host, /dev/pts, /dev/shm, and tmpfs /tmp and /run —
  *      empty and read-only under readOnlyRootFilesystem, as an image's would be;
- *   5. image binds (for an OCI image: the host's /etc/hosts and /etc/resolv.conf, as a
- *      kubelet provides them), then volume mounts, each at its path (mount points are
- *      made in the overlay, paths resolve inside the new root, so symlinks like /var/run
- *      cannot lead out of it), read-only ones remounted so;
+ *   5. image binds (for an OCI image: the host's /etc/resolv.conf, as a kubelet
+ *      provides it; /etc/hosts is a volume of the API half), then volume mounts, each at
+ *      its path (mount points are made in the overlay, paths resolve inside the new
+ *      root, so symlinks like /var/run cannot lead out of it), read-only ones remounted
+ *      so;
  *   6. /.oldroot detached, then "/" remounted read-only if asked.
  * Everything lives in the container's mount namespace and vanishes with its last
  * process: the host keeps only the empty <pod dir>/rootfs/<container> directory.
@@ -287,17 +288,25 @@ static void plan_sort(struct rt_root_plan *p)
 	}
 }
 
-/* Files a kubelet puts into every container; an image's root lacks the host's. */
-static const char *const kubelet_files[] = { "/etc/hosts", "/etc/resolv.conf" };
-#define N_KUBELET_FILES (sizeof(kubelet_files) / sizeof(*kubelet_files))
+/* A file a kubelet puts into every container that an image's root lacks (/etc/hosts
+ * comes from the API half as a volume); a volume of the pod at that path wins. */
+#define KUBELET_RESOLV_CONF "/etc/resolv.conf"
+
+static bool ctr_mounts_at(const struct rt_ctr *c, const char *path)
+{
+	for (size_t i = 0; i < c->spec->n_mounts; i++)
+		if (!strcmp(c->spec->mounts[i].mount_path, path))
+			return true;
+	return false;
+}
 
 static int plan_image_binds(struct rt_root_plan *p, const struct rt_ctr *c, struct err *e)
 {
 	struct stat st;
 
-	for (size_t i = 0; c->image && c->image->rootfs && i < N_KUBELET_FILES; i++)
-		if (stat(kubelet_files[i], &st) == 0 && S_ISREG(st.st_mode))
-			plan_add(p, xstrdup(kubelet_files[i]), kubelet_files[i], true, true);
+	if (c->image && c->image->rootfs && !ctr_mounts_at(c, KUBELET_RESOLV_CONF) &&
+	    stat(KUBELET_RESOLV_CONF, &st) == 0 && S_ISREG(st.st_mode))
+		plan_add(p, xstrdup(KUBELET_RESOLV_CONF), KUBELET_RESOLV_CONF, true, true);
 
 	for (size_t i = 0; c->image && i < c->image->n_binds; i++) {
 		const struct imagemap_bind *b = &c->image->binds[i];

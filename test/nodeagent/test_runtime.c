@@ -1746,7 +1746,7 @@ END_TEST
 
 /* What the image's root shows a container: layers in order, the whiteout and the opaque
  * directory honoured, none of the host's files, the image's user, workdir and env, a
- * read-only root, the kubelet's /etc/hosts. */
+ * read-only root, the host's /etc/resolv.conf. */
 #define OCI_SCRIPT                                                                                 \
 	"{ test -e /data/keep && echo keep; test -e /data/gone || echo gone-hidden; "              \
 	"test -e /opq/old || echo old-hidden; test -e /opq/new && echo new; "                      \
@@ -1754,10 +1754,10 @@ END_TEST
 	"while read k v rest; do [ \"$k\" = Uid: ] && echo uid=$v; [ \"$k\" = Gid: ] && echo "     \
 	"gid=$v; "                                                                                 \
 	"done </proc/self/status; { echo x >/f; } 2>/dev/null || echo ro-root; "                   \
-	"test -s /etc/hosts && echo hosts; } >/out/result"
+	"test -s /etc/resolv.conf && echo resolv; } >/out/result"
 #define OCI_WANT                                                                                   \
 	"keep\ngone-hidden\nold-hidden\nnew\nno-host-files\npwd=/data env=oci\nuid=4321\n"         \
-	"gid=4322\nro-root\nhosts\n"
+	"gid=4322\nro-root\nresolv\n"
 
 /* Builds the fixture layout (oci-fixture.sh: umoci, built on first use) and loads it. */
 static void oci_fixture_load(char **tar, struct ociimg_opts *o, char **umoci, char **cache)
