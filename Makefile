@@ -171,8 +171,8 @@ env-up: all
 env-down:
 	@bash test/env/down.sh
 
-demo: deps all
-	@bash test/demo.sh
+demo: deps all image
+	@IMAGE_OCI='$(abspath $(IMAGE_OCI))' IMAGE_REF='$(IMAGE_NAME):$(IMAGE_TAG)' bash test/demo.sh
 
 # --- image -------------------------------------------------------------------
 # The operator's OCI image (image/build.sh): an OCI image layout, tarred, made by umoci

@@ -347,7 +347,8 @@ settings_from_configmap() {
   line=$("$BUILD/nodeagent" logs --state-dir "$W/na" "redis-operator-system/$pod" manager 2>&1 | grep -m1 'msg=starting')
   [ -n "$line" ] || fail "no logfmt 'msg=starting' line in $pod's log (REDIS_OPERATOR_LOG_FORMAT from the ConfigMap)"
   grep -q 'status-refresh=7s' <<<"$line" || fail "status-refresh from the ConfigMap not in force: $line"
-  grep -q 'image=redis-operator:dev ' <<<"$line" || fail "the ConfigMap overrode the Deployment's env: $line"
+  grep -q "image=redis-operator:$(sed -n 's/^ *newTag: *//p' config/manager/kustomization.yaml) " <<<"$line" ||
+    fail "the ConfigMap overrode the Deployment's env: $line"
   note "settings ConfigMap: $pod started with $(grep -o 'status-refresh=7s' <<<"$line"), log-format=logfmt; env IMAGE kept over the ConfigMap's"
 }
 
