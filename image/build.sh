@@ -3,6 +3,8 @@
 # (image/tool.sh builds it once into the cache), as an OCI image layout in a tar file.
 #
 #   image/build.sh BIN OUT.tar
+#   image/build.sh --rootfs BIN DIR   only the image's files, into DIR (image/Dockerfile;
+#                                     needs SOURCE_DATE_EPOCH alone, no umoci)
 #
 # BIN is a redis-operator binary linked with the RPATH $ORIGIN/lib (the Makefile's). The
 # image has no base and one layer:
@@ -34,20 +36,30 @@
 set -euo pipefail
 umask 022
 here=$(cd "$(dirname "$0")" && pwd)
-[ $# -eq 2 ] || { echo "usage: image/build.sh BIN OUT.tar" >&2; exit 2; }
+only_rootfs=0
+[ "${1:-}" = --rootfs ] && { only_rootfs=1; shift; }
+[ $# -eq 2 ] || { echo "usage: image/build.sh [--rootfs] BIN OUT.tar|DIR" >&2; exit 2; }
 bin=$(realpath "$1") out=$2
-for v in IMAGE_NAME IMAGE_TAG IMAGE_VERSION IMAGE_REVISION IMAGE_SOURCE SOURCE_DATE_EPOCH; do
+needed="IMAGE_NAME IMAGE_TAG IMAGE_VERSION IMAGE_REVISION IMAGE_SOURCE SOURCE_DATE_EPOCH"
+[ $only_rootfs -eq 0 ] || needed=SOURCE_DATE_EPOCH
+for v in $needed; do
   [ -n "${!v:-}" ] || { echo "image: $v is not set" >&2; exit 2; }
 done
 export SOURCE_DATE_EPOCH
-umoci=${UMOCI:-$(bash "$here/tool.sh" | tail -1)}
 created=$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%dT%H:%M:%SZ)
 
-mkdir -p "$(dirname "$out")"
-work=$(mktemp -d "$(dirname "$out")/.image.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-root=$work/rootfs layout=$work/oci
-mkdir -p "$root"
+if [ $only_rootfs -eq 1 ]; then
+  root=$out
+  [ ! -e "$root" ] || [ -z "$(ls -A "$root")" ] || { echo "image: $root is not empty" >&2; exit 2; }
+  mkdir -p "$root"
+else
+  umoci=${UMOCI:-$(bash "$here/tool.sh" | tail -1)}
+  mkdir -p "$(dirname "$out")"
+  work=$(mktemp -d "$(dirname "$out")/.image.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  root=$work/rootfs layout=$work/oci
+  mkdir -p "$root"
+fi
 
 # glibc's libraries, by the names copy-binary leaves out (instance/copybin.c).
 glibc_re='^(libc\.so|libm\.so|libpthread\.so|libdl\.so|librt\.so|ld-linux|libresolv\.so|libutil\.so|libanl\.so|libnss_|libmvec\.so|ld64\.so)'
@@ -161,6 +173,7 @@ add_glibc
 add_etc
 add_docs
 normalize
+[ $only_rootfs -eq 0 ] || exit 0
 tar_layer
 build_layout
 write_tar
