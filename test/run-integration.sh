@@ -25,4 +25,6 @@ for t in test/integration/*.sh; do
   [ -e "$t" ] || continue
   KUBECONFIG="$KUBECONFIG_ADMIN" bash "$t" || status=1
 done
+# The Helm chart: lint, drift from config/default, install/upgrade/uninstall (test/helm).
+KUBECONFIG="$KUBECONFIG_ADMIN" bash test/helm/helm.sh || status=1
 exit $status
