@@ -1,6 +1,6 @@
 /*
  * meta: what the three redis.io/v1 kinds share: object metadata, Secret references,
- * status conditions, and the schema nodes and patterns their tables reuse.
+ * status conditions, and the schema nodes their tables reuse.
  *
  * Metadata is not part of the CRDs' schemas (the API server checks it generically), so
  * api_meta_decode reads it with lib/jsonx: errors name the path ("metadata.name: expected
@@ -17,16 +17,6 @@
 #include "lib/err.h"
 
 #define API_GROUP_VERSION "redis.io/v1"
-
-/* Patterns of the CRDs, verbatim. */
-#define API_PATTERN_DNS_SUBDOMAIN                                                                  \
-	"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-#define API_PATTERN_CLUSTER_NAME "^[a-z]([-a-z0-9]*[a-z0-9])?$"
-#define API_PATTERN_DURATION     "^(0|([0-9]+(\\.[0-9]+)?(ms|s|m|h))+)$"
-#define API_PATTERN_CONDITION_TYPE                                                                 \
-	"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/"                      \
-	")?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$"
-#define API_PATTERN_CONDITION_REASON "^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$"
 
 /* The metadata the controller needs. All borrowed; NULL (0) when absent. */
 struct api_meta {
@@ -61,7 +51,7 @@ struct api_condition {
 	const char *message;
 };
 
-/* Shared schema nodes: a Secret reference ({name}, atomic) and one status condition. */
+/* Shared schema nodes: a Secret reference ({name}) and one status condition. */
 extern const struct api_schema api_secret_ref_schema;
 extern const struct api_schema api_condition_schema;
 

@@ -1,10 +1,9 @@
 /*
  * redisbackup: the RedisBackup and RedisScheduledBackup kinds (redis.io/v1) as C:
- * decoding with the CRDs' defaults, validation with their verdicts and messages.
+ * decoding with the CRDs' defaults. Validation is the API server's (config/crd/bases).
  *
  *   struct api_redis_backup b;
  *   if (api_redis_backup_decode(obj, &b, &e) < 0) ...          e.msg names the JSON path
- *   if (api_redis_backup_validate(&b, old_or_NULL, &why) < 0) ... one API-server line each
  *   ... b.spec.destination.s3.set ? b.spec.destination.s3.bucket : ...
  *   api_redis_backup_release(&b);
  *
@@ -15,8 +14,7 @@
  * immediate false, history limits 3 and 1. The decoder adds retention_ms (retention in
  * milliseconds: 0 when unset, -1 when it does not parse).
  *
- * A RedisBackup spec is immutable: validate(new, old) refuses any change of the defaulted
- * spec. Thread-safety: plain data; one thread at a time.
+ * Thread-safety: plain data; one thread at a time.
  */
 #ifndef REDIS_OPERATOR_API_REDISBACKUP_H
 #define REDIS_OPERATOR_API_REDISBACKUP_H
@@ -28,7 +26,6 @@
 
 #include "api/meta.h"
 #include "api/schema.h"
-#include "lib/buf.h"
 #include "lib/err.h"
 
 #define API_REDIS_BACKUP_KIND           "RedisBackup"
@@ -132,26 +129,18 @@ struct api_redis_scheduled_backup {
 	struct api_redis_scheduled_backup_status status;
 };
 
-/* The CRDs' openAPIV3Schemas (and CEL rules) as tables. */
+/* The decoder's tables of the CRDs (see api/schema.h). */
 extern const struct api_schema api_redis_backup_schema;
 extern const struct api_schema api_redis_scheduled_backup_schema;
 
-/* The schedule rule's cron pattern (RE2), as its CEL string literal means it. */
-extern const char api_cron_pattern[];
-
-/* As api_redis_cluster_decode/_release/_validate/_dump, for each kind. */
+/* As api_redis_cluster_decode/_release/_dump, for each kind. */
 int api_redis_backup_decode(json_t *obj, struct api_redis_backup *out, struct err *e);
 void api_redis_backup_release(struct api_redis_backup *b);
-int api_redis_backup_validate(const struct api_redis_backup *obj,
-                              const struct api_redis_backup *old, struct buf *errors);
 json_t *api_redis_backup_dump(const struct api_redis_backup *b);
 
 int api_redis_scheduled_backup_decode(json_t *obj, struct api_redis_scheduled_backup *out,
                                       struct err *e);
 void api_redis_scheduled_backup_release(struct api_redis_scheduled_backup *sb);
-int api_redis_scheduled_backup_validate(const struct api_redis_scheduled_backup *obj,
-                                        const struct api_redis_scheduled_backup *old,
-                                        struct buf *errors);
 json_t *api_redis_scheduled_backup_dump(const struct api_redis_scheduled_backup *sb);
 
 /* "<1-9999><h|d|w>" in milliseconds: 0, or -EINVAL. */

@@ -1,7 +1,6 @@
 /*
- * rediscluster: decoding, the decoder's own defaults, validation and dumping of a
- * RedisCluster (see rediscluster.h). The table and its CEL rules are in
- * rediscluster_schema.c.
+ * rediscluster: decoding, the decoder's own defaults and dumping of a RedisCluster (see
+ * rediscluster.h). The decoder's table is in rediscluster_schema.c.
  *
  * The struct owns rc->json, a defaulted deep copy of the caller's object; everything else
  * borrows from it. Decoding fills a local struct and copies it out only on success.
@@ -9,11 +8,8 @@
 #include "rediscluster.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <string.h>
 
-#include "api/cel.h"
-#include "api/validate.h"
 #include "lib/jsonx.h"
 #include "lib/parse.h"
 
@@ -135,62 +131,6 @@ void api_redis_cluster_release(struct api_redis_cluster *rc)
 	api_schema_release(&api_redis_cluster_schema, rc);
 	json_decref(rc->json);
 	memset(rc, 0, sizeof(*rc));
-}
-
-/*
- * The scale subresource's check of spec.instances (ValidateScaleSpec): an int64, not
- * negative, at most MaxInt32. An integral real counts as an integer, as kubectl sends one.
- */
-static int check_scale(json_t *spec, struct buf *errors)
-{
-	static const char *const go_types[] = {
-		[JSON_OBJECT] = "map[string]interface {}",
-		[JSON_ARRAY] = "[]interface {}",
-		[JSON_STRING] = "string",
-		[JSON_REAL] = "float64",
-		[JSON_TRUE] = "bool",
-		[JSON_FALSE] = "bool",
-	};
-	json_t *v = json_object_get(spec, "instances");
-	double d = json_is_real(v) ? json_real_value(v) : 0;
-	bool integral = json_is_real(v) && d > -9e18 && d < 9e18 && d == (double)(int64_t)d;
-	int64_t n;
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) && !integral) {
-		buf_append_str(errors,
-		               ".spec.instances: Invalid value: 0: .spec.instances accessor "
-		               "error: ");
-		api_validate_go_value(v, errors);
-		buf_printf(errors, " is of the type %s, expected int64\n",
-		           go_types[json_typeof(v)]);
-		return -EINVAL;
-	}
-	n = json_is_integer(v) ? (int64_t)json_integer_value(v) : (int64_t)d;
-	if (n < 0)
-		buf_printf(errors,
-		           ".spec.instances: Invalid value: %" PRId64
-		           ": should be a non-negative integer\n",
-		           n);
-	else if (n > INT32_MAX)
-		buf_printf(errors,
-		           ".spec.instances: Invalid value: %" PRId64
-		           ": should be less than or equal to 2147483647\n",
-		           n);
-	return n < 0 || n > INT32_MAX ? -EINVAL : 0;
-}
-
-int api_redis_cluster_validate(const struct api_redis_cluster *obj,
-                               const struct api_redis_cluster *old, struct buf *errors)
-{
-	int rc = api_validate(&api_redis_cluster_schema, obj->json, old ? old->json : NULL, errors);
-
-	if (rc == -EBADMSG)
-		return -EINVAL; /* strict decoding failed: the server checks nothing else */
-	if (check_scale(json_object_get(obj->json, "spec"), errors))
-		rc = -EINVAL;
-	return rc;
 }
 
 static json_t *dump_quantity(const struct api_quantity *q)

@@ -1,12 +1,10 @@
 /*
  * rediscluster: the RedisCluster kind (redis.io/v1) as C: decoding with the CRD's
- * defaults, validation with the CRD's verdicts and messages.
+ * defaults. Validation is the API server's (config/crd/bases): what the controller reads
+ * from it has been accepted by the CRD's schema and CEL rules.
  *
  *   struct api_redis_cluster rc;
- *   struct buf why = BUF_INIT(64 * 1024);
  *   if (api_redis_cluster_decode(obj, &rc, &e) < 0)      e.msg names the JSON path
- *           ...;
- *   if (api_redis_cluster_validate(&rc, NULL, &why) < 0)  one API-server line per error
  *           ...;
  *   use(rc.spec.mode, rc.spec.instances, rc.spec.storage.size.value ...);
  *   api_redis_cluster_release(&rc);
@@ -26,15 +24,11 @@
  *   engine unset           detected from imageName: a repository name containing "valkey"
  *                          is valkey, anything else (or no image) redis
  *   imageName unset        API_REDIS_DEFAULT_IMAGE or API_VALKEY_DEFAULT_IMAGE
- * The has_* flags keep what the object itself said (the CEL rules need has()).
+ * The has_* flags keep what the object itself said.
  * Quantities are decoded to bytes (memory, storage) and millicores (cpu), durations to
- * milliseconds, by lib/parse; a value lib/parse refuses leaves valid false / ms -1, which
- * validation reports.
- *
- * Validation: api_redis_cluster_validate gives the API server's verdict for the object as
- * a create (old NULL) or as an update of old: schema and CEL rules, ratcheting, messages
- * (see api/validate.h), plus the scale subresource's check of spec.instances. Call it on
- * decoded structs only.
+ * milliseconds, by lib/parse; a value lib/parse refuses leaves valid false / ms -1 (the
+ * CRD refuses such values; the flag keeps a reader from trusting one that slipped by,
+ * e.g. an object stored before a rule existed).
  *
  * Thread-safety: a decoded struct is plain data; one thread at a time.
  */
@@ -48,7 +42,6 @@
 
 #include "api/meta.h"
 #include "api/schema.h"
-#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/valkey/engine.h"
 
@@ -327,20 +320,7 @@ struct api_redis_cluster {
 	struct api_redis_cluster_status status;
 };
 
-/*
- * The spec.redis deny lists of the CRD's rules, one entry per rule, in the CRD's order:
- * a NULL-terminated list of names, or a prefix ("tls-", "cluster-"). The terminator has
- * neither. test_api_crd checks each list against its rule's text.
- */
-struct api_redis_denylist {
-	const char *const *names;
-	const char *prefix;
-};
-extern const struct api_redis_denylist api_redis_denylists[];
-/* spec.redis may not set name (any deny rule; the name as written: keys are lowercase). */
-bool api_redis_directive_denied(const char *name);
-
-/* The CRD's openAPIV3Schema (and its CEL rules) as a table. */
+/* The decoder's table of the CRD (see api/schema.h). */
 extern const struct api_schema api_redis_cluster_schema;
 
 /*
@@ -351,13 +331,6 @@ extern const struct api_schema api_redis_cluster_schema;
 int api_redis_cluster_decode(json_t *obj, struct api_redis_cluster *out, struct err *e);
 /* Frees what decode allocated and drops rc->json; rc is zeroed. NULL-safe. */
 void api_redis_cluster_release(struct api_redis_cluster *rc);
-
-/*
- * The API server's verdict on obj as created (old == NULL) or as an update of old. 0, or
- * -EINVAL with one line per error appended to errors (see api/validate.h).
- */
-int api_redis_cluster_validate(const struct api_redis_cluster *obj,
-                               const struct api_redis_cluster *old, struct buf *errors);
 
 /* The decoded struct as JSON, decoder defaults and decoded quantities included (golden
  * files). A new reference. */

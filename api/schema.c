@@ -1,6 +1,6 @@
 /*
  * schema: defaulting, decoding, dumping and releasing driven by the schema tables (see
- * schema.h), and the API server's type-error wording that decoding and validation share.
+ * schema.h).
  *
  * Decoding writes C members through offsets into the caller's struct; arrays are the only
  * memory it allocates, and it stores each array's pointer and count before filling it,
@@ -14,8 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/cel.h"
 #include "lib/alloc.h"
+#include "lib/buf.h"
+#include "lib/jsonx.h"
 #include "lib/parse.h"
 
 const struct api_prop *api_schema_prop(const struct api_schema *s, const char *name)
@@ -81,7 +82,7 @@ void api_schema_default(const struct api_schema *s, json_t *v)
 	size_t i;
 	json_t *x;
 
-	if (!s || s->preserve_unknown)
+	if (!s)
 		return;
 	if (json_is_object(v)) {
 		default_object(s, v);
@@ -92,126 +93,62 @@ void api_schema_default(const struct api_schema *s, json_t *v)
 	}
 }
 
-/* --- the API server's type check (kube-openapi typeValidator) ----------------------------- */
-
-const char *api_schema_json_type(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "object";
-	case JSON_ARRAY: return "array";
-	case JSON_STRING: return "string";
-	case JSON_INTEGER: return "integer";
-	case JSON_REAL: return "number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "boolean";
-	default: return "null";
-	}
-}
+/* --- shape checks -------------------------------------------------------------------------- */
 
 static const char *const type_names[] = {
-	[API_OBJECT] = "object",
-	[API_ARRAY] = "array",
-	[API_STRING] = "string",
-	[API_INTEGER] = "integer",
-	[API_NUMBER] = "number",
-	[API_BOOLEAN] = "boolean",
-	[API_INT_OR_STRING] = "integer,string",
+	[API_OBJECT] = "object",   [API_ARRAY] = "array",   [API_STRING] = "string",
+	[API_INTEGER] = "integer", [API_NUMBER] = "number", [API_BOOLEAN] = "boolean",
 };
 
-/* swag.IsFloat64AJSONInteger: an integral real within +-2^53. */
-static bool is_json_integer(double d)
+/* Whether v's JSON type fits s: an integral real counts as an integer (kubectl and YAML
+ * tools may send 3.0), an integer as a number. */
+static bool type_fits(const struct api_schema *s, const json_t *v)
 {
-	return d >= -9007199254740992.0 && d <= 9007199254740992.0 && d == (double)(int64_t)d;
-}
+	double d;
 
-static bool type_has(const struct api_schema *s, const char *t)
-{
-	if (s->type == API_INT_OR_STRING)
-		return strcmp(t, "integer") == 0 || strcmp(t, "string") == 0;
-	return strcmp(type_names[s->type], t) == 0;
-}
-
-/* The Go "format" of v's Go type, as schemaInfoForType reports it. */
-static const char *data_format(const json_t *v)
-{
-	return json_is_integer(v) ? "int64" : json_is_real(v) ? "float64" : "";
-}
-
-/*
- * kube-openapi's typeValidator: NULL when v has s's type, else the type name the
- * message wants and, in *got, the value it quotes.
- */
-static const char *type_mismatch(const struct api_schema *s, const json_t *v, const char **got)
-{
-	const char *have = api_schema_json_type(v);
-	bool float_int =
-	        json_is_real(v) && is_json_integer(json_real_value(v)) && type_has(s, "integer");
-	bool int_float = json_is_integer(v) && type_has(s, "number");
-	bool compatible = type_has(s, have) || float_int || int_float;
-
-	*got = have;
-	if (json_is_null(v))
-		return type_names[s->type];
-	if (!json_is_string(v) && !json_is_array(v) && s->format && !compatible &&
-	    strcmp(data_format(v), s->format) != 0) {
-		*got = data_format(v);
-		return s->format;
+	switch (s->type) {
+	case API_OBJECT: return json_is_object(v);
+	case API_ARRAY: return json_is_array(v);
+	case API_STRING: return json_is_string(v);
+	case API_NUMBER: return json_is_number(v);
+	case API_BOOLEAN: return json_is_boolean(v);
+	case API_INTEGER:
+		d = json_is_real(v) ? json_real_value(v) : 0.5;
+		return json_is_integer(v) || (d > -9e18 && d < 9e18 && d == (double)(int64_t)d);
+	default: return false;
 	}
-	if (!type_has(s, "number") && !type_has(s, "integer") && s->format &&
-	    (json_is_string(v) || json_is_array(v)))
-		return NULL;
-	return compatible ? NULL : type_names[s->type];
 }
 
-int api_schema_type_error(const struct api_schema *s, const json_t *v, const char *path,
-                          struct buf *out)
+static int type_error(const struct api_schema *s, const json_t *v, const char *path, struct err *e)
 {
-	const char *got, *want = type_mismatch(s, v, &got);
-
-	if (!want)
+	if (type_fits(s, v))
 		return 0;
-	buf_printf(out, "%s: Invalid value: ", path);
-	api_cel_quote(got, out);
-	buf_printf(out, ": %s in body must be of type %s: ", path, want);
-	api_cel_quote(got, out);
-	return -EINVAL;
+	return err_set(e, -EINVAL, "%s: expected %s, got %s", *path ? path : "(root)",
+	               type_names[s->type], jsonx_type_name(v));
 }
 
-void api_schema_bad_value(const json_t *v, struct buf *out)
+/* "spec.mode: Unsupported value: "master": supported values: "standalone", ..." */
+static int enum_error(const struct api_schema *s, const json_t *v, const char *path, struct err *e)
 {
-	char *text;
-
-	if (json_is_string(v)) {
-		api_cel_quote(json_string_value(v), out);
-	} else if (json_is_integer(v)) {
-		buf_printf(out, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-	} else if (json_is_real(v)) {
-		api_cel_format_float(json_real_value(v), out);
-	} else {
-		text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-		buf_append_str(out, text ? text : "null");
-		free(text);
-	}
-}
-
-int api_schema_enum_error(const struct api_schema *s, const json_t *v, const char *path,
-                          struct buf *out)
-{
+	struct buf msg = BUF_INIT(BUF_NO_LIMIT);
 	const char *str = json_string_value(v);
+	char *quoted;
+	int rc;
 
 	if (!s->enums)
 		return 0;
 	for (size_t i = 0; str && s->enums[i]; i++)
 		if (strcmp(s->enums[i], str) == 0)
 			return 0;
-	buf_printf(out, "%s: Unsupported value: ", path);
-	api_schema_bad_value(v, out);
-	buf_append_str(out, ": supported values: ");
-	for (size_t i = 0; s->enums[i]; i++) {
-		buf_append_str(out, i ? ", " : "");
-		api_cel_quote(s->enums[i], out);
-	}
-	return -EINVAL;
+	quoted = json_dumps(v, JSON_ENCODE_ANY);
+	buf_printf(&msg, "%s: Unsupported value: %s: supported values: ", path,
+	           quoted ? quoted : "?");
+	free(quoted);
+	for (size_t i = 0; s->enums[i]; i++)
+		buf_printf(&msg, "%s\"%s\"", i ? ", " : "", s->enums[i]);
+	rc = err_set(e, -EINVAL, "%s", buf_cstr(&msg));
+	buf_release(&msg);
+	return rc;
 }
 
 /* --- decoding ----------------------------------------------------------------------------- */
@@ -244,20 +181,6 @@ static void path_pop(struct buf *path, size_t len)
 	path->len = len;
 	if (path->data)
 		path->data[len] = '\0';
-}
-
-/* Fails with the message check() wrote about v, if any. */
-static int decode_check(struct decoder *d, const struct api_schema *s, const json_t *v,
-                        int (*check)(const struct api_schema *, const json_t *, const char *,
-                                     struct buf *))
-{
-	struct buf msg = BUF_INIT(BUF_NO_LIMIT);
-	int rc = check(s, v, buf_cstr(&d->path), &msg);
-
-	if (rc)
-		err_set(d->e, rc, "%s", buf_cstr(&msg));
-	buf_release(&msg);
-	return rc;
 }
 
 static void decode_scalar(enum api_ctype ct, const json_t *v, void *dst)
@@ -304,7 +227,7 @@ static void decode_scalar(enum api_ctype ct, const json_t *v, void *dst)
 static int decode_enum(const struct api_schema *s, const json_t *v, void *dst, struct decoder *d)
 {
 	const char *str = json_string_value(v);
-	int rc = decode_check(d, s, v, api_schema_enum_error);
+	int rc = enum_error(s, v, buf_cstr(&d->path), d->e);
 
 	for (int i = 0; rc == 0 && s->enums && s->enums[i]; i++) {
 		if (strcmp(s->enums[i], str) == 0) {
@@ -329,7 +252,7 @@ static int decode_array(const struct api_prop *p, json_t *v, void *dst, struct d
 		json_t *x = json_array_get(v, i);
 
 		len = path_push_index(&d->path, i);
-		rc = decode_check(d, is, x, api_schema_type_error);
+		rc = type_error(is, x, buf_cstr(&d->path), d->e);
 		if (rc == 0 && p->elem_ctype == API_C_STRUCT)
 			rc = decode_object(is, x, items + i * p->elem_size, d);
 		else if (rc == 0)
@@ -341,7 +264,7 @@ static int decode_array(const struct api_prop *p, json_t *v, void *dst, struct d
 
 static int decode_prop(const struct api_prop *p, json_t *v, void *dst, struct decoder *d)
 {
-	int rc = decode_check(d, p->schema, v, api_schema_type_error);
+	int rc = type_error(p->schema, v, buf_cstr(&d->path), d->e);
 
 	if (rc)
 		return rc;
@@ -363,7 +286,7 @@ static int decode_object(const struct api_schema *s, json_t *v, void *out, struc
 
 	for (const struct api_prop *p = s->props; p && p->name; p++) {
 		x = json_object_get(v, p->name);
-		if (!x || json_is_null(x) || p->ctype == API_C_NONE)
+		if (!x || json_is_null(x))
 			continue;
 		len = path_push_key(&d->path, p->name);
 		rc = decode_prop(p, x, (char *)out + p->offset, d);
@@ -383,7 +306,7 @@ int api_schema_decode(const struct api_schema *s, json_t *v, const char *path, v
 	int rc;
 
 	buf_append_str(&d.path, path);
-	rc = decode_check(&d, s, v, api_schema_type_error);
+	rc = type_error(s, v, buf_cstr(&d.path), e);
 	if (rc == 0)
 		rc = decode_object(s, v, out, &d);
 	buf_release(&d.path);
@@ -489,8 +412,6 @@ json_t *api_schema_dump(const struct api_schema *s, const void *c)
 	char key[128];
 
 	for (const struct api_prop *p = s->props; p && p->name; p++) {
-		if (p->ctype == API_C_NONE)
-			continue;
 		if (p->flag_offset != API_NO_OFFSET)
 			memcpy(&present, base + p->flag_offset, sizeof(present));
 		snprintf(key, sizeof(key), present ? "%s" : "%s (unset)", p->name);
