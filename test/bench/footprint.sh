@@ -126,7 +126,7 @@ start_agent() {
   mkdir -p "$W/na"
   setsid "$BUILD/nodeagent" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$W/na" \
     --nodes 1 --node-prefix "$RUN-light-" --register-taint "$TAINT_KEY=$RUN:NoSchedule" \
-    --light "$CIDR" --provision=false --operator-bin "$BUILD/redis-operator" \
+    --light "$CIDR" --operator-bin "$BUILD/redis-operator" \
     --lease-renew-interval 2s --node-status-interval 2s \
     >"$W/nodeagent.log" 2>&1 </dev/null &
   AGENT_PID=$!

@@ -7,7 +7,9 @@
 # Most checks use the environment's agent (started by test/env/up.sh): its Node NA_NODE
 # (ro-node-1) and state dir NA_STATE ($ENV_DIR/nodeagent). node-lose and the agent restart
 # use a private second agent that this script starts (own Node, taint, pod CIDR, cgroup,
-# state dir, --provision=false) so that nobody else's pods are frozen or restarted.
+# state dir) so that nobody else's pods are frozen or restarted. The volumes of several
+# agents use a third one, Q, that runs no pod: only the agent of a pod's Node provisions
+# its PVC, and Q's stop, removal and fresh start leave the volume alone.
 # For a development agent with a taint: NA_NODE=my-node-1 NA_TOLERATE=<taint key>
 # NA_STATE=<its state dir>.
 set -uo pipefail
@@ -27,6 +29,9 @@ P_TAINT="nodeagent-it/private"
 P_CIDR="10.240.$((64 + id % 64)).0/24" # runtime tests: 128-227, agents: 1-3, 12
 P_CGROUP="/sys/fs/cgroup/freezer/ro-pods-it-$id"
 P_PIDFILE="$ENV_DIR/nodeagent-it-$id.pid" # checks run in subshells: the pid goes in a file
+Q_PREFIX="na-itq-$id-" Q_NODE="na-itq-$id-1" Q_STATE="$ENV_DIR/nodeagent-itq-$id"
+Q_CIDR="10.240.$((64 + (id + 32) % 64)).0/24" Q_CGROUP="/sys/fs/cgroup/freezer/ro-pods-itq-$id"
+Q_PIDFILE="$ENV_DIR/nodeagent-itq-$id.pid"
 T0=$(date +%s)
 namespaces=()
 
@@ -57,7 +62,7 @@ place() {
 }
 
 stop_private() {
-  local pid; pid=$(cat "$P_PIDFILE" 2>/dev/null) || return 0
+  local pid; pid=$(cat "${1:-$P_PIDFILE}" 2>/dev/null) || return 0
   kill -TERM "$pid" 2>/dev/null || return 0
   for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
   return 1
@@ -68,10 +73,13 @@ cleanup() {
   # the private agent deletes its pods before it goes (nothing left Terminating)
   [ -n "${ns_node:-}" ] && poll 20 no_pods "$ns_node"
   stop_private
-  kctl delete node "$P_NODE" --ignore-not-found >/dev/null 2>&1
-  rmdir "$P_CGROUP" 2>/dev/null
+  stop_private "$Q_PIDFILE"
+  kctl delete node "$P_NODE" "$Q_NODE" --ignore-not-found >/dev/null 2>&1
+  kctl delete pv "na-it-$id-foreign" "na-itq-$id-own" --ignore-not-found --wait=false >/dev/null 2>&1
+  rmdir "$P_CGROUP" "$Q_CGROUP" 2>/dev/null
   cp "$P_STATE.log" "$RESULTS/nodeagent-private.log" 2>/dev/null
-  rm -rf "$P_STATE" "$P_STATE.log" "$P_PIDFILE"
+  cp "$Q_STATE.log" "$RESULTS/nodeagent-q.log" 2>/dev/null
+  rm -rf "$P_STATE" "$P_STATE.log" "$P_PIDFILE" "$Q_STATE" "$Q_STATE.log" "$Q_PIDFILE"
 }
 trap cleanup EXIT
 
@@ -84,12 +92,21 @@ fi
 start_private() {
   setsid "$NA_BIN" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$P_STATE" \
     --nodes 1 --node-prefix "$P_PREFIX" --register-taint "$P_TAINT=$id:NoSchedule" \
-    --pod-cidr "$P_CIDR" --cgroup-root "$P_CGROUP" --provision=false \
+    --pod-cidr "$P_CIDR" --cgroup-root "$P_CGROUP" \
     --images test/nodeagent/images.conf >>"$P_STATE.log" 2>&1 </dev/null &
   echo $! >"$P_PIDFILE"
 }
+start_q() {
+  mkdir -p "$Q_STATE"
+  setsid "$NA_BIN" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$Q_STATE" \
+    --nodes 1 --node-prefix "$Q_PREFIX" --register-taint "$P_TAINT=q$id:NoSchedule" \
+    --pod-cidr "$Q_CIDR" --cgroup-root "$Q_CGROUP" \
+    --images test/nodeagent/images.conf >>"$Q_STATE.log" 2>&1 </dev/null &
+  echo $! >"$Q_PIDFILE"
+}
 mkdir -p "$P_STATE"
 start_private
+start_q
 
 # --- manifests, all applied first so that the pods start in parallel ----------------------------
 apply() { kctl -n "$1" create -f - >/dev/null; }
@@ -469,6 +486,77 @@ Y
   poll 30 is_ready "$ns_node" p1
 }
 check "a second agent registers its Node and runs a pod" private_up
+# Volumes of several agents: kube-scheduler selects the pod's Node on the PVC
+# (WaitForFirstConsumer) and only that Node's agent (P) provisions it, in its own state,
+# pinned to that Node. Q, another provisioning agent, makes nothing for it, and going as a
+# suite's agent goes (stopped, its state dir removed) then starting afresh (its start-up
+# clean-up removes a PV of its own whose claim is gone) leaves the volume, its data and a
+# PV that no agent made alone.
+newns pv2 ns_pv2
+pv_obj() { # NAME LABELS PATH
+  kctl create -f - >/dev/null <<Y
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: $1, labels: {$2}}
+spec: {capacity: {storage: 1Mi}, accessModes: [ReadWriteOnce], persistentVolumeReclaimPolicy: Retain,
+       storageClassName: na-it-none-$id, hostPath: {path: "$3"}}
+Y
+}
+pv2_bound() { [ "$(jp "$ns_pv2" pvc/d2 '{.status.phase}')" = Bound ]; }
+pv_there() { kctl get pv "$1" >/dev/null 2>&1; }
+two_agents() {
+  local p_root q_root uid pv dir d
+  poll 30 node_ready "$Q_NODE" True || { echo "agent Q not Ready: $(tail -3 "$Q_STATE.log")"; return 1; }
+  p_root=$(realpath -m "$P_STATE")/pvs q_root=$(realpath -m "$Q_STATE")/pvs
+  pv_obj "na-it-$id-foreign" "nodeagent.redis-operator.test/provisioned: \"true\"" "/nonexistent/na-it-$id" ||
+    { echo "cannot create a PV"; return 1; }
+  apply "$ns_pv2" <<Y
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: d2}
+spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 16Mi}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pw}
+spec:
+$(place 2 "$P_NODE" "$P_TAINT")
+  terminationGracePeriodSeconds: 1
+  containers:
+  - name: c
+    image: busybox:1
+    command: [sh, -c, 'echo kept > /data/f; while true; do sleep 0.2; done']
+    volumeMounts: [{name: d, mountPath: /data}]
+  volumes: [{name: d, persistentVolumeClaim: {claimName: d2}}]
+Y
+  poll 30 pv2_bound || { echo "PVC not Bound: $(jp "$ns_pv2" pvc/d2 '{.status.phase}')"; return 1; }
+  uid=$(jp "$ns_pv2" pvc/d2 '{.metadata.uid}') pv=$(jp "$ns_pv2" pvc/d2 '{.spec.volumeName}')
+  dir=$(kctl get pv "$pv" -o jsonpath='{.spec.hostPath.path}')
+  [ "$(jp "$ns_pv2" pvc/d2 '{.metadata.annotations.volume\.kubernetes\.io/selected-node}')" = "$P_NODE" ] ||
+    { echo "selected node: $(jp "$ns_pv2" pvc/d2 '{.metadata.annotations}')"; return 1; }
+  [ "$dir" = "$p_root/$ns_pv2/$uid" ] || { echo "PV $pv at $dir, not in P's state"; return 1; }
+  [ "$(kctl get pv "$pv" -o jsonpath='{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values}')" = "[\"$P_NODE\"]" ] &&
+    [ "$(kctl get pv "$pv" -o jsonpath='{.metadata.labels.nodeagent\.redis-operator\.test/agent}')" = "${P_PREFIX%-}" ] ||
+    { echo "PV $pv: $(kctl get pv "$pv" -o jsonpath='{.metadata.labels} {.spec.nodeAffinity}')"; return 1; }
+  for d in "$q_root" "$(realpath -m "$NA_STATE")/pvs"; do
+    [ ! -e "$d/$ns_pv2/$uid" ] || { echo "another agent made $d/$ns_pv2/$uid"; return 1; }
+  done
+  poll 30 is_phase "$ns_pv2" pw Running && poll 10 grep -q kept "$dir/f" || { echo "pw did not write"; return 1; }
+  stop_private "$Q_PIDFILE" || { echo "Q did not stop"; return 1; }
+  rm -rf "$Q_STATE"
+  pv_obj "na-itq-$id-own" "nodeagent.redis-operator.test/provisioned: \"true\", nodeagent.redis-operator.test/agent: ${Q_PREFIX%-}" \
+    "$q_root/gone/uid-$id" || { echo "cannot create Q's PV"; return 1; }
+  start_q
+  poll 30 node_ready "$Q_NODE" True && poll 20 eval '! pv_there na-itq-$id-own' ||
+    { echo "Q did not clean up its own PV: $(tail -3 "$Q_STATE.log")"; return 1; }
+  pv_there "na-it-$id-foreign" || { echo "a PV no agent made was deleted"; return 1; }
+  pv_there "$pv" && pv2_bound && [ -f "$dir/f" ] && is_phase "$ns_pv2" pw Running ||
+    { echo "the volume did not survive Q: PV $(pv_there "$pv" && echo kept || echo gone), dir $(ls "$dir" 2>&1)"; return 1; }
+  kctl -n "$ns_pv2" delete pod pw --wait=false >/dev/null && kctl -n "$ns_pv2" delete pvc d2 --wait=false >/dev/null &&
+    poll 40 pv_gone "$pv" "$dir" || { echo "P did not remove its PV and directory"; return 1; }
+  kctl delete pv "na-it-$id-foreign" >/dev/null
+}
+check "PVCs of several agents: only the pod's Node's agent provisions (its state, nodeAffinity, its id); another agent's stop, state removal and start-up clean-up leave it alone" two_agents
 node_lose() {
   local t0; t0=$(ms)
   p_ctl node-lose "$P_NODE" && poll 25 node_ready "$P_NODE" Unknown || return 1

@@ -13,7 +13,8 @@
  *                purely, written atomically with the kubelet's layout; per-pod setup and
  *                refresh, service-account tokens (TokenRequest)
  *   podsync.c    a pod's life: create, refresh, report, kill, destroy, DELETE
- *   pvc.c        the provisioner of StorageClass nodeagent-local (PVs on host directories)
+ *   pvc.c        the provisioner of StorageClass nodeagent-local (PVs on host directories,
+ *                WaitForFirstConsumer: only for PVCs of pods on this agent's Nodes)
  *   ctl.c        the fault control socket (<state>/ctl.sock), the ctl and logs subcommands
  *   light.c      --light CIDR: pods are not run but simulated (benchmarks of thousands of
  *                instances): an address each, Running/Ready statuses, PVCs waited for
@@ -48,6 +49,8 @@ struct wq;
 #define NA_COMPONENT         "nodeagent"
 #define NA_MANAGED_ANNOT     "nodeagent.redis-operator.test/managed"
 #define NA_PV_LABEL          "nodeagent.redis-operator.test/provisioned"
+#define NA_PV_AGENT_LABEL    "nodeagent.redis-operator.test/agent" /* na_agent_id */
+#define NA_AGENT_ID_SIZE     64 /* a label value (63) and its NUL */
 #define NA_PROVISIONER       "redis-operator.test/nodeagent"
 #define NA_STORAGE_CLASS     "nodeagent-local"
 #define NA_LEASE_NS          "kube-node-lease"
@@ -349,11 +352,26 @@ json_t *na_node_status(const struct agent *ag, const struct na_node *n, int64_t 
 json_t *na_lease_object(const char *node, const char *node_uid, int64_t duration_s, int64_t now_ms);
 
 /* pvc.c */
+/* Makes StorageClass NA_STORAGE_CLASS WaitForFirstConsumer (deleted and made again when
+ * found Immediate: the field is immutable). */
 int na_storage_class_ensure(struct agent *ag, struct err *e);
 void na_pvc_sync(struct agent *ag, const char *ns_name);
 void na_pv_gc(struct agent *ag);
-/* The PV the provisioner makes for pvc (pure, for tests); dir is its hostPath. */
-json_t *na_pv_object(json_t *pvc, const char *dir);
+/* Pure, for tests. */
+json_t *na_storage_class_object(void);
+/* The agent's id on its PVs (label NA_PV_AGENT_LABEL): the node prefix as a label value
+ * ("ro-node-" -> "ro-node"; "nodeagent" when nothing is left). */
+void na_agent_id(const char *node_prefix, char out[NA_AGENT_ID_SIZE]);
+/* The Node the scheduler selected for pvc when it is one the provisioner must make a
+ * volume for (our class or none, unbound, not being deleted, no other provisioner
+ * named), else NULL. Borrowed from pvc. */
+const char *na_pvc_selected_node(json_t *pvc);
+/* The PV the provisioner makes for pvc: hostPath dir, nodeAffinity to node, labelled
+ * with agent_id. */
+json_t *na_pv_object(json_t *pvc, const char *dir, const char *node, const char *agent_id);
+/* pv is one this agent made: NA_PV_LABEL, NA_PV_AGENT_LABEL agent_id or none (an older
+ * agent's), and a hostPath under <state_dir>/pvs/. */
+bool na_pv_is_ours(json_t *pv, const char *state_dir, const char *agent_id);
 
 /* light.c (only with --light: then pod keys go to na_light_pod_sync, not na_pod_sync) */
 int na_light_init(struct agent *ag, struct err *e);

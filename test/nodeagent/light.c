@@ -5,7 +5,7 @@
  * conditions as a kubelet would report them, and its instance manager is simulated by
  * one listener for every address (sim.h). Nothing else of the pod exists (no processes,
  * volumes, network namespace or cgroup); its PVCs must be Bound first, as for a real
- * pod (the environment's provisioner binds them).
+ * pod (the agent provisions them as for its pods that run: pvc.c, unless --provision=false).
  *
  * A pod's "boot": every persistentVolumeClaim volume Bound (else it waits, Pending with
  * ContainerCreating, retried every --config-retry), then its RedisCluster is read (label

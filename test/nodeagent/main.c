@@ -117,7 +117,7 @@ static const struct settings_desc na_table[] = {
 	  "Light mode: pods are not run but simulated, with addresses from this CIDR (routed "
 	  "to the host with an AnyIP route, served by one listener on 0.0.0.0:8000)." },
 	{ "provision", SETTINGS_BOOL, "true", 0, 0, NULL, false, false, OFF(provision),
-	  "Run the nodeagent-local provisioner (off for a second agent on the same cluster)." },
+	  "Provision the PVCs of pods on this agent's Nodes (off: they stay Pending)." },
 	{ "log-level", SETTINGS_ENUM, "info", 0, 0, levels, false, false, OFF(log_level),
 	  "Log level." },
 	{ "log-format", SETTINGS_ENUM, "logfmt", 0, 0, formats, false, false, OFF(log_format),

@@ -1,21 +1,46 @@
 /*
  * pvc: the provisioner of StorageClass nodeagent-local (provisioner
- * redis-operator.test/nodeagent, volumeBindingMode Immediate, allowVolumeExpansion,
- * the default class), created at start when absent.
+ * redis-operator.test/nodeagent, volumeBindingMode WaitForFirstConsumer,
+ * allowVolumeExpansion, reclaim policy Delete, the default class), created at start when
+ * absent.
  *
- * For every PVC of that class (or with no class at all) that has no volume yet, it makes
- * the directory <state>/pvs/<namespace>/<claim uid> and a PersistentVolume "pvc-<uid>"
+ * Several agents share one control plane (every test suite starts its own, with its own
+ * --state-dir and --node-prefix), and a volume is a directory in one agent's state: only
+ * the agent that runs the pod may make it, and no other agent may ever remove it. So
+ * binding waits for the first consumer, the Kubernetes way for node-local volumes:
+ * kube-scheduler picks the pod's Node, writes it on each of the pod's unbound PVCs
+ * (annotation volume.kubernetes.io/selected-node) and waits in PreBind (bindTimeout,
+ * 600 s) until the PV controller (kube-controller-manager) has bound them, and bound to a
+ * PV whose nodeAffinity admits that Node. The PV controller meanwhile only records the
+ * class's provisioner on the PVC (volume.kubernetes.io/storage-provisioner) and an
+ * ExternalProvisioning event. The class's volumeBindingMode is immutable: a class found
+ * with Immediate (made by an older agent) is deleted and made again. It is test
+ * infrastructure: existing PVs and PVCs only name it, nothing else refers to it. Agents
+ * starting at once are fine: the delete names the incarnation read (a newer one stays),
+ * and AlreadyExists means another agent made it (read again).
+ *
+ * For every PVC of that class (or with no class at all) that has no volume yet, no other
+ * provisioner named, and a selected Node that is one of this agent's, it makes the
+ * directory <state>/pvs/<namespace>/<claim uid> and a PersistentVolume "pvc-<uid>"
  * (hostPath at that directory, capacity = the request, claimRef = the PVC, reclaim policy
- * Delete, labelled NA_PV_LABEL); kube-controller-manager's PV controller then binds the
- * two. The directory outlives the pods that mount it. When the PVC is gone, "pvgc" deletes
- * every PV of ours whose claim no longer exists, and every directory under <state>/pvs
- * that belongs to no PVC (also at start, for what happened while the agent was down).
- * A resize (request above status.capacity) sets the PV's capacity, then the PVC's
- * status.capacity: a directory has no size to grow. The agent is the class's external
- * resizer: kube-controller-manager's expand controller finds no expandable in-tree plugin
- * for a hostPath PV (and it is not a CSI-migratable one), so it only records a Normal
- * Event ExternalExpanding ("waiting for an external controller to expand this PVC") and
- * leaves the PV and the PVC alone; no kubelet runs a filesystem resize either.
+ * Delete, nodeAffinity: kubernetes.io/hostname In [that Node], labelled NA_PV_LABEL and
+ * NA_PV_AGENT_LABEL = the agent's id, its --node-prefix without the trailing '-'); the PV
+ * controller then binds the two. The directory outlives the pods that mount it, and the
+ * scheduler brings them back to its Node. A PVC no pod uses stays Pending, unprovisioned.
+ *
+ * What is ours: a PV with NA_PV_LABEL, our id (or none: an older agent's) and a hostPath
+ * under our <state>/pvs/; the directories under <state>/pvs. When a PVC is gone, "pvgc"
+ * deletes every PV of ours whose claim no longer exists, and every directory under
+ * <state>/pvs that belongs to no PVC (also at start, for what happened while the agent
+ * was down); never another agent's PV or directory.
+ *
+ * A resize (request above status.capacity) of a PVC bound to a PV of ours sets the PV's
+ * capacity, then the PVC's status.capacity: a directory has no size to grow. The agent is
+ * the class's external resizer: kube-controller-manager's expand controller finds no
+ * expandable in-tree plugin for a hostPath PV (and it is not a CSI-migratable one), so it
+ * only records a Normal Event ExternalExpanding ("waiting for an external controller to
+ * expand this PVC") and leaves the PV and the PVC alone; no kubelet runs a filesystem
+ * resize either.
  *
  * Main thread only.
  */
@@ -36,7 +61,13 @@
 #include "lib/parse.h"
 #include "lib/strmap.h"
 
-#define RETRY_MS 1000
+#define RETRY_MS           1000
+#define CLASS_TRIES        5 /* get → delete/create rounds against agents starting at once */
+#define WFFC               "WaitForFirstConsumer"
+#define ANN_SELECTED_NODE  "volume.kubernetes.io/selected-node"
+#define ANN_PROVISIONER    "volume.kubernetes.io/storage-provisioner"
+#define ANN_PROVISIONER_B1 "volume.beta.kubernetes.io/storage-provisioner"
+#define LABEL_VALUE_MAX    63
 
 const struct k8s_resource na_res_pvs = { "", "v1", "persistentvolumes", "PersistentVolume", false };
 const struct k8s_resource na_res_storageclasses = { "storage.k8s.io", "v1", "storageclasses",
@@ -46,6 +77,56 @@ static const char *jstr(json_t *root, const char *path)
 {
 	return json_string_value(jsonx_get(root, path));
 }
+
+static const char *annotation(json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(jsonx_get(obj, "metadata.annotations"), key));
+}
+
+static const char *label(json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(jsonx_get(obj, "metadata.labels"), key));
+}
+
+/* --- the agent's identity ------------------------------------------------------------------------ */
+
+static bool is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+void na_agent_id(const char *node_prefix, char out[NA_AGENT_ID_SIZE])
+{
+	size_t n = 0;
+
+	for (const char *p = node_prefix ? node_prefix : ""; *p && n < LABEL_VALUE_MAX; p++)
+		if (n || is_alnum(*p)) /* a label value starts and ends with [A-Za-z0-9] */
+			out[n++] = is_alnum(*p) || *p == '.' || *p == '_' ? *p : '-';
+	while (n && !is_alnum(out[n - 1]))
+		n--;
+	out[n] = '\0';
+	if (!n)
+		snprintf(out, NA_AGENT_ID_SIZE, "nodeagent");
+}
+
+static void agent_id(const struct agent *ag, char out[NA_AGENT_ID_SIZE])
+{
+	na_agent_id(ag->set.node_prefix, out);
+}
+
+bool na_pv_is_ours(json_t *pv, const char *state_dir, const char *agent_id)
+{
+	const char *who = label(pv, NA_PV_AGENT_LABEL), *mark = label(pv, NA_PV_LABEL),
+	           *path = jstr(pv, "spec.hostPath.path");
+	char *root = xasprintf("%s/pvs/", state_dir);
+	bool ours = mark && strcmp(mark, "true") == 0 && (!who || strcmp(who, agent_id) == 0) &&
+	            path && strncmp(path, root, strlen(root)) == 0 && !strstr(path, "/../");
+
+	free(root);
+	return ours;
+}
+
+/* --- the StorageClass ----------------------------------------------------------------------------- */
 
 /* An existing class made without allowVolumeExpansion gets it (the field is mutable):
  * the API server refuses to grow a PVC of a class that does not allow it. */
@@ -66,29 +147,69 @@ static int allow_expansion(struct agent *ag, json_t *sc, struct err *e)
 	return rc;
 }
 
-int na_storage_class_ensure(struct agent *ag, struct err *e)
+json_t *na_storage_class_object(void)
 {
-	json_t *sc = NULL;
-	int rc = k8s_get(ag->client, &na_res_storageclasses, NULL, NA_STORAGE_CLASS, &sc, e);
+	return json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:s, s:s, s:b, s:s}", "apiVersion",
+	                 "storage.k8s.io/v1", "kind", "StorageClass", "metadata", "name",
+	                 NA_STORAGE_CLASS, "annotations",
+	                 "storageclass.kubernetes.io/is-default-class", "true", "provisioner",
+	                 NA_PROVISIONER, "volumeBindingMode", WFFC, "allowVolumeExpansion", 1,
+	                 "reclaimPolicy", "Delete");
+}
+
+/* The class read has another binding mode (immutable): deletes that incarnation only. */
+static int delete_class(struct agent *ag, json_t *sc, struct err *e)
+{
+	struct k8s_delete_opts d = { .precondition_uid = jstr(sc, "metadata.uid") };
+	const char *mode = jstr(sc, "volumeBindingMode");
+	int rc = k8s_delete(ag->client, &na_res_storageclasses, NULL, NA_STORAGE_CLASS, &d, e);
 
 	if (rc == 0)
-		rc = allow_expansion(ag, sc, e);
-	json_decref(sc);
-	if (rc != -ENOENT)
-		return rc;
-	err_clear(e);
-	sc = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:s, s:s, s:b, s:s}", "apiVersion",
-	               "storage.k8s.io/v1", "kind", "StorageClass", "metadata", "name",
-	               NA_STORAGE_CLASS, "annotations",
-	               "storageclass.kubernetes.io/is-default-class", "true", "provisioner",
-	               NA_PROVISIONER, "volumeBindingMode", "Immediate", "allowVolumeExpansion", 1,
-	               "reclaimPolicy", "Delete");
-	rc = k8s_create(ag->client, &na_res_storageclasses, NULL, sc, NULL, NULL, e);
-	json_decref(sc);
-	if (rc == 0)
-		log_info(NA_COMPONENT, "storage class created", "name", NA_STORAGE_CLASS, NULL);
-	return rc == -EEXIST ? 0 : rc;
+		log_info(NA_COMPONENT, "storage class deleted, to be made again with " WFFC, "name",
+		         NA_STORAGE_CLASS, "was", mode ? mode : "Immediate", NULL);
+	if (rc == -ENOENT || rc == -EBUSY) { /* another agent was first */
+		err_clear(e);
+		rc = 0;
+	}
+	return rc;
 }
+
+int na_storage_class_ensure(struct agent *ag, struct err *e)
+{
+	for (int i = 0; i < CLASS_TRIES; i++) {
+		json_t *sc = NULL;
+		int rc =
+		        k8s_get(ag->client, &na_res_storageclasses, NULL, NA_STORAGE_CLASS, &sc, e);
+
+		if (rc == 0) {
+			const char *mode = jstr(sc, "volumeBindingMode");
+
+			if (mode && strcmp(mode, WFFC) == 0)
+				rc = allow_expansion(ag, sc, e);
+			else if ((rc = delete_class(ag, sc, e)) == 0)
+				rc = -ENOENT; /* gone: made again below */
+			json_decref(sc);
+		}
+		if (rc != -ENOENT)
+			return rc;
+		err_clear(e);
+		sc = na_storage_class_object();
+		rc = k8s_create(ag->client, &na_res_storageclasses, NULL, sc, NULL, NULL, e);
+		json_decref(sc);
+		if (rc == 0) {
+			log_info(NA_COMPONENT, "storage class created", "name", NA_STORAGE_CLASS,
+			         "volumeBindingMode", WFFC, NULL);
+			return 0;
+		}
+		if (rc != -EEXIST)
+			return rc;
+		err_clear(e); /* AlreadyExists: another agent made it; read it again */
+	}
+	return err_set(e, -EAGAIN, "storage class %s: still not %s after %d tries",
+	               NA_STORAGE_CLASS, WFFC, CLASS_TRIES);
+}
+
+/* --- provisioning --------------------------------------------------------------------------------- */
 
 static bool pvc_is_ours(json_t *pvc)
 {
@@ -98,23 +219,45 @@ static bool pvc_is_ours(json_t *pvc)
 	       (json_is_string(cls) && strcmp(json_string_value(cls), NA_STORAGE_CLASS) == 0);
 }
 
-json_t *na_pv_object(json_t *pvc, const char *dir)
+/* The PV controller names the class's provisioner on the PVC; another one named is not us. */
+static bool provisioner_is_us(json_t *pvc)
+{
+	const char *p = annotation(pvc, ANN_PROVISIONER);
+
+	p = p ? p : annotation(pvc, ANN_PROVISIONER_B1);
+	return !p || strcmp(p, NA_PROVISIONER) == 0;
+}
+
+const char *na_pvc_selected_node(json_t *pvc)
+{
+	const char *vn = jstr(pvc, "spec.volumeName"), *node = annotation(pvc, ANN_SELECTED_NODE);
+
+	if (!pvc_is_ours(pvc) || jsonx_get(pvc, "metadata.deletionTimestamp") || (vn && vn[0]) ||
+	    !provisioner_is_us(pvc) || !node || !node[0])
+		return NULL;
+	return node;
+}
+
+json_t *na_pv_object(json_t *pvc, const char *dir, const char *node, const char *agent_id)
 {
 	const char *uid = jstr(pvc, "metadata.uid"),
 	           *req = jstr(pvc, "spec.resources.requests.storage");
 	json_t *modes = jsonx_get(pvc, "spec.accessModes");
 	json_t *pv = json_pack(
-	        "{s:s, s:s, s:{s:o, s:{s:s}, s:{s:s}}, s:{s:{s:s}, s:o, s:s, s:s, "
-	        "s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}}}",
+	        "{s:s, s:s, s:{s:o, s:{s:s, s:s}, s:{s:s}}, s:{s:{s:s}, s:o, s:s, s:s, "
+	        "s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s}, "
+	        "s:{s:{s:[{s:[{s:s, s:s, s:[s]}]}]}}}}",
 	        "apiVersion", "v1", "kind", "PersistentVolume", "metadata", "name",
 	        json_sprintf("pvc-%s", uid ? uid : ""), "labels", NA_PV_LABEL, "true",
-	        "annotations", "pv.kubernetes.io/provisioned-by", NA_PROVISIONER, "spec",
-	        "capacity", "storage", req ? req : "1Gi", "accessModes",
+	        NA_PV_AGENT_LABEL, agent_id, "annotations", "pv.kubernetes.io/provisioned-by",
+	        NA_PROVISIONER, "spec", "capacity", "storage", req ? req : "1Gi", "accessModes",
 	        json_array_size(modes) ? json_deep_copy(modes) : json_pack("[s]", "ReadWriteOnce"),
 	        "persistentVolumeReclaimPolicy", "Delete", "storageClassName", NA_STORAGE_CLASS,
 	        "hostPath", "path", dir, "type", "DirectoryOrCreate", "claimRef", "apiVersion",
 	        "v1", "kind", "PersistentVolumeClaim", "namespace", jstr(pvc, "metadata.namespace"),
-	        "name", jstr(pvc, "metadata.name"), "uid", uid ? uid : "");
+	        "name", jstr(pvc, "metadata.name"), "uid", uid ? uid : "", "nodeAffinity",
+	        "required", "nodeSelectorTerms", "matchExpressions", "key",
+	        "kubernetes.io/hostname", "operator", "In", "values", node);
 
 	if (pv && jsonx_get(pvc, "spec.volumeMode"))
 		json_object_set(json_object_get(pv, "spec"), "volumeMode",
@@ -152,18 +295,19 @@ static void retry(struct agent *ag, json_t *pvc)
 	free(key);
 }
 
-static void provision(struct agent *ag, json_t *pvc)
+static void provision(struct agent *ag, json_t *pvc, const char *node)
 {
 	const char *ns = jstr(pvc, "metadata.namespace"), *uid = jstr(pvc, "metadata.uid");
-	char *dir = pv_dir(ag, ns, uid);
+	char *dir = pv_dir(ag, ns, uid), id[NA_AGENT_ID_SIZE];
 	json_t *pv = NULL;
 	struct err e;
 	int rc;
 
 	err_clear(&e);
+	agent_id(ag, id);
 	if ((rc = make_pv_dir(ag, ns, dir)))
 		err_set(&e, rc, "%s: %s", dir, strerror(-rc));
-	if (!rc && !(pv = na_pv_object(pvc, dir)))
+	if (!rc && !(pv = na_pv_object(pvc, dir, node, id)))
 		rc = err_set(&e, -EINVAL, "PVC %s/%s: cannot build its PV", ns, uid);
 	if (!rc)
 		rc = k8s_create(ag->client, &na_res_pvs, NULL, pv, NULL, NULL, &e);
@@ -173,7 +317,7 @@ static void provision(struct agent *ag, json_t *pvc)
 		retry(ag, pvc);
 	} else if (!rc) {
 		log_info(NA_COMPONENT, "volume provisioned", "ns", ns, "pvc",
-		         jstr(pvc, "metadata.name"), "dir", dir, NULL);
+		         jstr(pvc, "metadata.name"), "node", node, "dir", dir, NULL);
 	}
 	json_decref(pv);
 	free(dir);
@@ -189,6 +333,20 @@ static bool bigger(const char *req, const char *cap)
 	       parse_quantity_bytes(cap, &c, NULL) == 0 && r > c;
 }
 
+/* Whether pv_name is a PV of ours: 1, 0 (another agent's: its to grow), or -errno. */
+static int pv_of_ours(struct agent *ag, const char *pv_name, struct err *e)
+{
+	char id[NA_AGENT_ID_SIZE];
+	json_t *pv = NULL;
+	int rc = k8s_get(ag->client, &na_res_pvs, NULL, pv_name, &pv, e);
+
+	agent_id(ag, id);
+	if (rc == 0)
+		rc = na_pv_is_ours(pv, ag->state_dir, id);
+	json_decref(pv);
+	return rc;
+}
+
 static void resize(struct agent *ag, json_t *pvc, const char *pv_name)
 {
 	const char *req = jstr(pvc, "spec.resources.requests.storage");
@@ -198,6 +356,14 @@ static void resize(struct agent *ag, json_t *pvc, const char *pv_name)
 
 	if (!bigger(req, jstr(pvc, "status.capacity.storage")))
 		return;
+	err_clear(&e);
+	if ((rc = pv_of_ours(ag, pv_name, &e)) == 0)
+		return;
+	if (rc < 0) {
+		log_warn(NA_COMPONENT, "volume resize failed", "pv", pv_name, "error", e.msg, NULL);
+		retry(ag, pvc);
+		return;
+	}
 	pv_patch = json_pack("{s:{s:{s:s}}}", "spec", "capacity", "storage", req);
 	st_patch =
 	        json_pack("{s:{s:{s:s}, s:n}}", "status", "capacity", "storage", req, "conditions");
@@ -222,7 +388,7 @@ static void resize(struct agent *ag, json_t *pvc, const char *pv_name)
 
 void na_pvc_sync(struct agent *ag, const char *ns_name)
 {
-	const char *slash = strchr(ns_name, '/'), *vn;
+	const char *slash = strchr(ns_name, '/'), *vn, *node;
 	char ns[K8S_NAMESPACE_MAX + 1], *mine;
 	json_t *pvc;
 
@@ -236,12 +402,11 @@ void na_pvc_sync(struct agent *ag, const char *ns_name)
 	}
 	vn = jstr(pvc, "spec.volumeName");
 	mine = xasprintf("pvc-%s", jstr(pvc, "metadata.uid"));
-	if (pvc_is_ours(pvc) && !jsonx_get(pvc, "metadata.deletionTimestamp")) {
-		if (!vn || !vn[0])
-			provision(ag, pvc);
-		else if (strcmp(vn, mine) == 0)
-			resize(ag, pvc, vn);
-	}
+	if ((node = na_pvc_selected_node(pvc)) && na_node_find(ag, node))
+		provision(ag, pvc, node); /* another agent's Node: that agent provisions it */
+	else if (pvc_is_ours(pvc) && !jsonx_get(pvc, "metadata.deletionTimestamp") && vn &&
+	         strcmp(vn, mine) == 0)
+		resize(ag, pvc, vn);
 	free(mine);
 	json_decref(pvc);
 }
@@ -270,14 +435,17 @@ static void remove_pv_dir(struct agent *ag, const char *dir)
 	free(root);
 }
 
+/* PVs of ours (na_pv_is_ours) whose claim is gone; every other agent's PV is left alone. */
 static void gc_pvs(struct agent *ag, struct strmap *uids)
 {
 	struct k8s_list_opts lo = { .label_selector = NA_PV_LABEL "=true" };
+	char id[NA_AGENT_ID_SIZE];
 	json_t *pvs = NULL, *pv;
 	struct err e;
 	size_t i;
 
 	err_clear(&e);
+	agent_id(ag, id);
 	if (k8s_list(ag->client, &na_res_pvs, NULL, &lo, &pvs, NULL, &e) < 0) {
 		log_warn(NA_COMPONENT, "PV list failed", "error", e.msg, NULL);
 		na_enqueue_after(ag, "pvgc", RETRY_MS);
@@ -287,7 +455,8 @@ static void gc_pvs(struct agent *ag, struct strmap *uids)
 		const char *claim = jstr(pv, "spec.claimRef.uid"),
 		           *name = jstr(pv, "metadata.name");
 
-		if (!name || (claim && strmap_contains(uids, claim)))
+		if (!name || !na_pv_is_ours(pv, ag->state_dir, id) ||
+		    (claim && strmap_contains(uids, claim)))
 			continue;
 		err_clear(&e);
 		if (k8s_delete(ag->client, &na_res_pvs, NULL, name, NULL, &e) < 0 &&

@@ -929,15 +929,138 @@ START_TEST(pv_object_golden)
 	                        "name", "data", "namespace", "ns1", "uid", "u-9", "spec",
 	                        "accessModes", "ReadWriteOnce", "resources", "requests", "storage",
 	                        "1Gi", "volumeMode", "Filesystem");
-	json_t *pv = na_pv_object(pvc, "/state/pvs/ns1/u-9");
+	json_t *pv = na_pv_object(pvc, "/state/pvs/ns1/u-9", "ro-node-2", "ro-node");
+	json_t *sc = na_storage_class_object();
 
 	golden_json("pv.json", pv);
+	ck_assert(na_pv_is_ours(pv, "/state", "ro-node"));
 	json_decref(pv);
 	json_object_del(json_object_get(pvc, "spec"), "accessModes");
-	pv = na_pv_object(pvc, "/d");
+	pv = na_pv_object(pvc, "/d", "n", "a");
 	ck_assert_str_eq(json_string_value(jsonx_get(pv, "spec.accessModes[0]")), "ReadWriteOnce");
 	json_decref(pv);
 	json_decref(pvc);
+	ck_assert_str_eq(json_string_value(jsonx_get(sc, "volumeBindingMode")),
+	                 "WaitForFirstConsumer");
+	ck_assert(json_is_true(jsonx_get(sc, "allowVolumeExpansion")));
+	json_decref(sc);
+}
+END_TEST
+
+/* The agent's id: the node prefix as a label value. */
+START_TEST(agent_id_table)
+{
+	static const char *const cases[][2] = {
+		{ "ro-node-", "ro-node" },
+		{ "cit274665-node-", "cit274665-node" },
+		{ "na-it-42-", "na-it-42" },
+		{ "-x.y-", "x.y" },
+		{ "---", "nodeagent" },
+		{ "", "nodeagent" },
+		{ "a.b_c-", "a.b_c" },
+		{ "0123456789012345678901234567890123456789012345678901234567890123456789",
+		  "012345678901234567890123456789012345678901234567890123456789012" },
+		{ "012345678901234567890123456789012345678901234567890123456789-.-x",
+		  "012345678901234567890123456789012345678901234567890123456789" },
+	};
+	char id[NA_AGENT_ID_SIZE];
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		na_agent_id(cases[i][0], id);
+		ck_assert_msg(strcmp(id, cases[i][1]) == 0, "%s: got %s, want %s", cases[i][0], id,
+		              cases[i][1]);
+	}
+	na_agent_id(NULL, id);
+	ck_assert_str_eq(id, "nodeagent");
+}
+END_TEST
+
+/* Which PVCs a provisioner acts on: the selected Node's (WaitForFirstConsumer). */
+START_TEST(pvc_selected_node_table)
+{
+	static const struct {
+		const char *json, *want;
+	} cases[] = {
+		{ "{}", NULL }, /* no consumer scheduled yet */
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/"
+		  "selected-node\":\"n1\"}}}",
+		  "n1" },
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\"}},"
+		  "\"spec\":{\"storageClassName\":\"nodeagent-local\"}}",
+		  "n1" },
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\"}},"
+		  "\"spec\":{\"storageClassName\":\"other\"}}",
+		  NULL },
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\"}},"
+		  "\"spec\":{\"volumeName\":\"pvc-1\"}}",
+		  NULL }, /* bound */
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\"},"
+		  "\"deletionTimestamp\":\"2026-11-29T18:30:20Z\"}}",
+		  NULL },
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\","
+		  "\"volume.kubernetes.io/storage-provisioner\":\"redis-operator.test/"
+		  "nodeagent\"}}}",
+		  "n1" },
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\","
+		  "\"volume.kubernetes.io/storage-provisioner\":\"csi.example\"}}}",
+		  NULL },
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\","
+		  "\"volume.beta.kubernetes.io/storage-provisioner\":\"csi.example\"}}}",
+		  NULL },
+		{ "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"\"}}}",
+		  NULL },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		json_t *pvc = json_loads(cases[i].json, 0, NULL);
+		const char *got;
+
+		ck_assert_ptr_nonnull(pvc);
+		got = na_pvc_selected_node(pvc);
+		ck_assert_msg(cases[i].want ? got && strcmp(got, cases[i].want) == 0 : !got,
+		              "case %zu: got %s", i, got ? got : "(null)");
+		json_decref(pvc);
+	}
+}
+END_TEST
+
+/* Clean-up only ever touches what this agent made. */
+START_TEST(pv_ownership_table)
+{
+	static const struct {
+		const char *labels, *path;
+		bool ours;
+	} cases[] = {
+		{ "{\"nodeagent.redis-operator.test/provisioned\":\"true\","
+		  "\"nodeagent.redis-operator.test/agent\":\"me\"}",
+		  "/s/pvs/ns/u", true },
+		{ "{\"nodeagent.redis-operator.test/provisioned\":\"true\"}", "/s/pvs/ns/u",
+		  true }, /* an older agent's, in our state */
+		{ "{\"nodeagent.redis-operator.test/provisioned\":\"true\","
+		  "\"nodeagent.redis-operator.test/agent\":\"other\"}",
+		  "/s/pvs/ns/u", false },
+		{ "{\"nodeagent.redis-operator.test/provisioned\":\"true\","
+		  "\"nodeagent.redis-operator.test/agent\":\"me\"}",
+		  "/other/pvs/ns/u", false },
+		{ "{\"nodeagent.redis-operator.test/provisioned\":\"true\"}", "/s2/pvs/ns/u",
+		  false },
+		{ "{\"nodeagent.redis-operator.test/provisioned\":\"true\"}", "/s/pvs/../../etc",
+		  false },
+		{ "{\"nodeagent.redis-operator.test/provisioned\":\"true\"}", NULL, false },
+		{ "{\"nodeagent.redis-operator.test/agent\":\"me\"}", "/s/pvs/ns/u", false },
+		{ "{}", "/s/pvs/ns/u", false },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		json_t *pv = json_pack("{s:{s:o}, s:{}}", "metadata", "labels",
+		                       json_loads(cases[i].labels, 0, NULL), "spec");
+
+		if (cases[i].path)
+			json_object_set_new(json_object_get(pv, "spec"), "hostPath",
+			                    json_pack("{s:s}", "path", cases[i].path));
+		ck_assert_msg(na_pv_is_ours(pv, "/s", "me") == cases[i].ours, "case %zu", i);
+		json_decref(pv);
+	}
 }
 END_TEST
 
@@ -1058,6 +1181,9 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, hosts_golden);
 	tcase_add_test(tc, node_objects_golden);
 	tcase_add_test(tc, pv_object_golden);
+	tcase_add_test(tc, agent_id_table);
+	tcase_add_test(tc, pvc_selected_node_table);
+	tcase_add_test(tc, pv_ownership_table);
 	tcase_add_test(tc, time_format);
 	tcase_add_loop_test(tc, sim_status_table, 0, ARRAY_LEN(sim_cases));
 	tcase_add_test(tc, sim_repl_id);
