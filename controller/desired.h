@@ -24,11 +24,14 @@
  * scheme HTTPS); ports 6379 "redis", 8000 "http", 9121 "metrics"; the binary copied to
  * /controller by the copy-binary init container. See controller/README.md.
  *
- * Hashes: desired_spec_hash covers what needs a restart (the pod spec without the init
- * container, whose image is the operator's, the pod template metadata, and spec.redis
- * directives that CONFIG SET cannot change); desired_live_hash covers the body of POST
- * /v1/config (memory, live directives, users). Both are 16 hex digits of SHA-256 over
- * canonical JSON.
+ * Hashes: desired_spec_hash (the pods' redis.io/spec-hash) covers the user's inputs that
+ * need a restart: the spec fields listed by desired_restart_input (image, engine,
+ * resources, scheduling, podTemplate metadata, storage type, the Secrets that become
+ * volumes, static spec.redis directives, the managers' start-up timings...), the
+ * --run-as-user setting and DESIRED_POD_GENERATION; never the pod as this operator
+ * renders it, so an operator upgrade restarts no pod (DESIGN.md §3). desired_live_hash
+ * covers the body of POST /v1/config (memory, live directives, users). Both are 16 hex
+ * digits of SHA-256 over canonical JSON.
  *
  * Pure functions over a decoded cluster: any thread. Every json_t * returned is a new
  * reference; strings returned are malloc'd.
@@ -109,8 +112,19 @@ json_t *desired_pvc(const struct api_redis_cluster *rc, int serial);
 json_t *desired_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg, int serial,
                     const char *role);
 
+/*
+ * The pod template generation, hashed with the restart inputs. A release whose pods must
+ * restart (a change of the pod contract that running pods cannot live without: see
+ * controller/README.md, "Configuration tiers") bumps it deliberately; each bump rolls
+ * every cluster once, through the usual rolling update.
+ */
+#define DESIRED_POD_GENERATION 1
+
 /* The restart-tier hash into out (DESIRED_HASH_LEN + 1 bytes). */
 void desired_spec_hash(const struct api_redis_cluster *rc, const struct ctl_config *cfg, char *out);
+/* The i-th restart input, as its CRD path under spec ("failover.leaseDuration",
+ * "users[].passwordSecrets[].name"), or NULL past the last (test_controller_desired). */
+const char *desired_restart_input(size_t i);
 /* The body of POST /v1/config for the live tier. */
 json_t *desired_live_config(const struct api_redis_cluster *rc);
 void desired_live_hash(const struct api_redis_cluster *rc, char *out);

@@ -3,8 +3,10 @@
  * the restart tier and the live tier (see desired.h).
  *
  * The pod is the instance manager's contract; every path, env name and port here must
- * match instance/settings.c. The spec hash is computed over the pod built for a
- * placeholder serial, so it is the same for every pod of the cluster.
+ * match instance/settings.c. The spec hash is computed over the user's inputs listed in
+ * restart_inputs[], never over the pod as rendered: so an operator release that renders
+ * pods differently restarts none (DESIGN.md §3), and the hash is the same for every pod
+ * of the cluster.
  */
 #include "desired.h"
 
@@ -15,6 +17,8 @@
 
 #include "controller/pki.h"
 #include "lib/alloc.h"
+#include "lib/jsonx.h"
+#include "lib/parse.h"
 #include "lib/valkey/directives.h"
 
 #define MOUNT_CONTROLLER "/controller"
@@ -304,34 +308,159 @@ static json_t *pod_spec(const struct api_redis_cluster *rc, const struct ctl_con
 	return spec;
 }
 
+/* --- the restart tier ------------------------------------------------------------- */
+
 /* The non-live spec.redis directives: a change needs a restart. Judged against the oldest
- * supported version of the engine, so the answer never depends on what runs. */
-static json_t *static_directives(const struct api_redis_cluster *rc)
+ * supported version of the engine, so the answer never depends on what runs. NULL when
+ * there is none. */
+static json_t *in_static_directives(const struct api_redis_cluster *rc, json_t *stored)
 {
 	enum vk_engine eng = rc->spec.engine ? rc->spec.engine : VK_ENGINE_REDIS;
 	unsigned ver = eng == VK_ENGINE_VALKEY ? VK_VALKEY_MIN_VERSION : VK_REDIS_MIN_VERSION;
 	json_t *out = json_object(), *v;
 	const char *k;
 
-	json_object_foreach (rc->spec.redis, k, v) {
+	json_object_foreach (stored, k, v) {
 		if (vk_directive_needs_restart(eng, ver, k))
 			json_object_set(out, k, v);
+	}
+	if (!json_object_size(out)) {
+		json_decref(out);
+		return NULL;
 	}
 	return out;
 }
 
+/* Decoded: the default image of the engine when imageName is unset. */
+static json_t *in_image(const struct api_redis_cluster *rc, json_t *stored)
+{
+	(void)stored;
+	return rc->spec.image_name ? json_string(rc->spec.image_name) : NULL;
+}
+
+/* Decoded: from the image when engine is unset (it picks the server binary). */
+static json_t *in_engine(const struct api_redis_cluster *rc, json_t *stored)
+{
+	(void)stored;
+	return json_string(vk_engine_name(rc->spec.engine ? rc->spec.engine : VK_ENGINE_REDIS));
+}
+
+/* The emptyDir's sizeLimit; a PVC grows in place (no restart). */
+static json_t *in_emptydir_size(const struct api_redis_cluster *rc, json_t *stored)
+{
+	return rc->spec.storage.type == API_STORAGE_EMPTYDIR ? json_incref(stored) : NULL;
+}
+
+/* "<user>/<secret>" per password Secret: the projected path, which the user's name is in. */
+static json_t *in_user_secrets(const struct api_redis_cluster *rc, json_t *stored)
+{
+	json_t *out = json_array();
+	char path[CTL_NAME_MAX * 2];
+
+	(void)stored;
+	for (size_t i = 0; i < rc->spec.n_users; i++) {
+		const struct api_user *u = &rc->spec.users[i];
+
+		for (size_t k = 0; k < u->n_password_secrets; k++) {
+			snprintf(path, sizeof(path), "%s/%s", u->name, u->password_secrets[k].name);
+			json_array_append_new(out, json_string(path));
+		}
+	}
+	if (!json_array_size(out)) {
+		json_decref(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Milliseconds, so that "10s" and "10000ms" are one value. */
+static json_t *in_duration(const struct api_redis_cluster *rc, json_t *stored)
+{
+	int64_t ms;
+
+	(void)rc;
+	if (!json_is_string(stored))
+		return NULL;
+	if (parse_duration_ms(json_string_value(stored), &ms, NULL) < 0)
+		return json_incref(stored);
+	return json_integer((json_int_t)ms);
+}
+
+/*
+ * The restart tier's inputs (DESIGN.md §3): the fields of the user's spec that shape the
+ * pod or what the instance manager and the server read only when they start, by their
+ * path under spec in the CRD. Each is hashed as the API server stored it (schema defaults
+ * applied), or as its getter says (a new reference, or NULL: nothing hashed). Nothing of
+ * how this operator renders a pod is an input: a new env var, probe or volume of a new
+ * release reaches a running pod only when it restarts for another reason (controller/
+ * README.md, "Configuration tiers"); a release that must restart pods bumps
+ * DESIRED_POD_GENERATION. test_controller_desired walks every spec field of the CRD and
+ * fails on one that is neither here nor in its list of live and not pod-related fields.
+ *
+ * An input added after generation 1 must hash nothing (get NULL) while the field is unset
+ * or at its default, so that the clusters that do not use it keep their hash (and their
+ * pods) across the upgrade that adds it.
+ */
+static const struct restart_input {
+	const char *path;
+	json_t *(*get)(const struct api_redis_cluster *rc, json_t *stored);
+} restart_inputs[] = {
+	{ "mode", NULL },                                      /* read by the manager at start */
+	{ "imageName", in_image },                             /* the container's image */
+	{ "engine", in_engine },                               /* which server binary runs */
+	{ "storage.type", NULL },                              /* the data volume, persistence */
+	{ "storage.size", in_emptydir_size },                  /* emptyDir sizeLimit */
+	{ "redis", in_static_directives },                     /* what CONFIG SET cannot change */
+	{ "resources.limits", NULL },                          /* the container's resources */
+	{ "resources.requests", NULL },                        /* the container's resources */
+	{ "authSecret.name", NULL },                           /* a Secret volume */
+	{ "users[].passwordSecrets[].name", in_user_secrets }, /* projected volume sources */
+	{ "tlsSecret.name", NULL },                            /* projected volume source */
+	{ "caSecret.name", NULL },                             /* projected volume source */
+	{ "failover.leaseDuration", in_duration },     /* the managers' Lease: read at start, */
+	{ "failover.renewDeadline", in_duration },     /* and holder and candidates must agree */
+	{ "failover.renewPeriod", in_duration },       /* on them (the fence margin, §4) */
+	{ "failover.switchoverTimeout", in_duration }, /* the manager's default: read at start */
+	{ "nodeSelector", NULL },                      /* scheduling */
+	{ "affinity", NULL },                          /* scheduling */
+	{ "tolerations", NULL },                       /* scheduling */
+	{ "topologySpreadConstraints", NULL },         /* scheduling */
+	{ "priorityClassName", NULL },                 /* scheduling */
+	{ "podTemplate.metadata.labels", NULL },       /* the pod's metadata */
+	{ "podTemplate.metadata.annotations", NULL },  /* the pod's metadata */
+};
+
+const char *desired_restart_input(size_t i)
+{
+	return i < sizeof(restart_inputs) / sizeof(restart_inputs[0]) ? restart_inputs[i].path
+	                                                              : NULL;
+}
+
+/* The inputs, path → value, as one object; plus what the operator's own settings put into
+ * the pod on purpose (run_as_user: a documented restart) and the generation. */
+static json_t *restart_tier(const struct api_redis_cluster *rc, const struct ctl_config *cfg)
+{
+	json_t *spec = json_object(), *stored, *v;
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(restart_inputs) / sizeof(restart_inputs[0]); i++) {
+		const struct restart_input *in = &restart_inputs[i];
+
+		snprintf(path, sizeof(path), "spec.%s", in->path);
+		stored = jsonx_get(rc->json, path);
+		v = in->get ? in->get(rc, stored) : (stored ? json_incref(stored) : NULL);
+		if (v && !json_is_null(v))
+			json_object_set(spec, in->path, v);
+		json_decref(v);
+	}
+	return json_pack("{s:i,s:I,s:o}", "generation", DESIRED_POD_GENERATION, "runAsUser",
+	                 (json_int_t)cfg->run_as_user, "spec", spec);
+}
+
 void desired_spec_hash(const struct api_redis_cluster *rc, const struct ctl_config *cfg, char *out)
 {
-	char pod[CTL_NAME_MAX + 1];
-	json_t *spec, *in;
+	json_t *in = restart_tier(rc, cfg);
 
-	pod_name(rc, 0, pod, sizeof(pod));
-	spec = pod_spec(rc, cfg, pod);
-	json_object_del(spec, "initContainers"); /* the operator's own version stays out */
-	in = json_pack("{s:o,s:O?,s:O?,s:o,s:s}", "spec", spec, "labels",
-	               rc->spec.pod_template.labels, "annotations",
-	               rc->spec.pod_template.annotations, "redis", static_directives(rc), "storage",
-	               rc->spec.storage.type == API_STORAGE_EMPTYDIR ? "emptyDir" : "pvc");
 	desired_hash_json(in, out);
 	json_decref(in);
 }

@@ -3,7 +3,9 @@
  *
  *   - every desired object of sample clusters against golden files in test/data/controller
  *     (UPDATE_GOLDEN=1 rewrites them);
- *   - the two hashes: which spec changes restart pods and which are applied live;
+ *   - the two hashes: which spec changes restart pods and which are applied live; every
+ *     spec field of the CRD is a restart input or listed as live / not pod-related;
+ *     the sample clusters' restart hashes are pinned (an upgrade must restart nothing);
  *   - the /v1/status parser on captured answers and on malformed ones;
  *   - serials, ctl_json_contains, RFC 3339 times, random passwords.
  */
@@ -256,29 +258,92 @@ END_TEST
 
 /* --- hashes ----------------------------------------------------------------------------- */
 
+#define FULL  DIR "cluster-full.json"
+#define CACHE DIR "cluster-cache.json"
+
+/* One case per restart input (controller/desired_pod.c, restart_inputs[]) at least, and
+ * the live and not pod-related fields next to them: patch merged into base's spec. */
 static const struct {
-	const char *patch; /* merged into spec */
+	const char *base, *patch;
 	bool restart, live;
 } hash_cases[] = {
-	{ "{}", false, false },
-	{ "{\"imageName\": \"valkey/valkey:8.1\"}", true, false },
-	{ "{\"redis\": {\"maxclients\": \"10000\", \"timeout\": \"300\", \"databases\": \"64\"}}",
+	{ FULL, "{}", false, false },
+	/* restart */
+	{ FULL, "{\"mode\": \"sentinel\"}", true, false },
+	{ FULL, "{\"imageName\": \"valkey/valkey:8.1\"}", true, false },
+	{ FULL, "{\"engine\": \"redis\"}", true, false },
+	{ FULL, "{\"storage\": {\"type\": \"emptyDir\"}}", true, false },
+	{ CACHE, "{\"storage\": {\"size\": \"1Gi\"}}", true, false },
+	{ FULL,
+	  "{\"redis\": {\"maxclients\": \"10000\", \"timeout\": \"300\", \"databases\": \"64\"}}",
 	  true, true },
-	{ "{\"redis\": {\"maxclients\": \"20000\", \"timeout\": \"300\", \"databases\": \"32\"}}",
+	{ FULL, "{\"resources\": {\"limits\": {\"memory\": \"2Gi\"}}}", true, true },
+	{ FULL, "{\"resources\": {\"requests\": {\"cpu\": \"500m\"}}}", true, false },
+	{ FULL, "{\"authSecret\": {\"name\": \"shop-admin-v2\"}}", true, false },
+	{ FULL,
+	  "{\"users\": [{\"name\": \"app\", \"rules\": [\"~app:*\", \"+@all\", \"-@dangerous\"], "
+	  "\"passwordSecrets\": [{\"name\": \"app-pw-v2\"}]}, {\"name\": \"reader\", \"enabled\": "
+	  "false, \"rules\": [\"+get\"], \"passwordSecrets\": [{\"name\": \"reader-pw\"}]}]}",
+	  true, false },
+	{ FULL,
+	  "{\"users\": [{\"name\": \"app\", \"rules\": [\"~app:*\", \"+@all\", \"-@dangerous\"], "
+	  "\"passwordSecrets\": [{\"name\": \"app-pw\"}, {\"name\": \"app-pw-v2\"}]}, {\"name\": "
+	  "\"viewer\", \"enabled\": false, \"rules\": [\"+get\"], \"passwordSecrets\": [{\"name\": "
+	  "\"reader-pw\"}]}]}",
+	  true, true }, /* a renamed user: its files are under users/<name>/ */
+	{ FULL, "{\"tlsSecret\": {\"name\": \"shop-tls-v2\"}}", true, false },
+	{ FULL, "{\"caSecret\": {\"name\": \"shop-ca-v2\"}}", true, false },
+	{ FULL, "{\"failover\": {\"leaseDuration\": \"9s\"}}", true, false },
+	{ FULL, "{\"failover\": {\"renewDeadline\": \"4s\"}}", true, false },
+	{ FULL, "{\"failover\": {\"renewPeriod\": \"500ms\"}}", true, false },
+	{ FULL, "{\"failover\": {\"switchoverTimeout\": \"20s\"}}", true, false },
+	{ FULL, "{\"nodeSelector\": {\"disktype\": \"nvme\"}}", true, false },
+	{ FULL, "{\"affinity\": {\"nodeAffinity\": {}}}", true, false },
+	{ FULL, "{\"tolerations\": []}", true, false },
+	{ FULL,
+	  "{\"topologySpreadConstraints\": [{\"maxSkew\": 1, \"topologyKey\": \"zone\", "
+	  "\"whenUnsatisfiable\": \"ScheduleAnyway\"}]}",
+	  true, false },
+	{ FULL, "{\"priorityClassName\": \"low\"}", true, false },
+	{ FULL, "{\"podTemplate\": {\"metadata\": {\"labels\": {\"team\": \"ops\"}}}}", true,
+	  false },
+	{ FULL, "{\"podTemplate\": {\"metadata\": {\"annotations\": {\"a\": \"b\"}}}}", true,
+	  false },
+	/* live */
+	{ FULL,
+	  "{\"redis\": {\"maxclients\": \"20000\", \"timeout\": \"300\", \"databases\": \"32\"}}",
 	  false, true },
-	{ "{\"memory\": {\"maxMemoryPercent\": 50}}", false, true },
-	{ "{\"minSyncReplicas\": 2}", false, true },
-	{ "{\"resources\": {\"limits\": {\"memory\": \"2Gi\"}}}", true, true },
-	{ "{\"podTemplate\": {\"metadata\": {\"labels\": {\"team\": \"ops\"}}}}", true, false },
-	{ "{\"tolerations\": []}", true, false },
-	{ "{\"instances\": 5}", false, false },
-	{ "{\"failover\": {\"leaseDuration\": \"9s\"}}", false, false },
+	{ FULL, "{\"memory\": {\"maxMemoryPercent\": 50}}", false, true },
+	{ FULL, "{\"minSyncReplicas\": 2}", false, true },
+	{ FULL,
+	  "{\"users\": [{\"name\": \"app\", \"rules\": [\"~app:*\", \"+@read\"], "
+	  "\"passwordSecrets\": [{\"name\": \"app-pw\"}, {\"name\": \"app-pw-v2\"}]}, {\"name\": "
+	  "\"reader\", \"enabled\": true, \"rules\": [\"+get\"], \"passwordSecrets\": [{\"name\": "
+	  "\"reader-pw\"}]}]}",
+	  false, true },
+	/* neither */
+	{ FULL, "{\"failover\": {\"renewPeriod\": \"1000ms\"}}", false, false }, /* = 1s */
+	{ FULL, "{\"instances\": 5}", false, false },
+	{ FULL, "{\"storage\": {\"size\": \"10Gi\"}}", false, false }, /* a PVC grows in place */
+	{ FULL, "{\"storage\": {\"storageClassName\": \"slow\", \"pvcRetention\": \"Retain\"}}",
+	  false, false },
+	{ FULL, "{\"primaryUpdateStrategy\": \"supervised\", \"primaryUpdateMethod\": \"restart\"}",
+	  false, false },
+	{ FULL, "{\"connectionSecret\": {\"name\": \"other\"}}", false, false },
+	{ FULL, "{\"failover\": {\"delay\": \"2s\"}}", false, false },
+	{ FULL, "{\"enablePodDisruptionBudget\": false, \"failedAfter\": \"20m\"}", false, false },
+	{ FULL, "{\"networkPolicy\": {\"enabled\": false}}", false, false },
+	{ FULL, "{\"nodeMaintenanceWindow\": {\"inProgress\": true, \"reusePVC\": false}}", false,
+	  false },
+	{ FULL, "{\"exposure\": {\"enabled\": true}, \"bootstrap\": {\"backupName\": \"b\"}}",
+	  false, false },
 };
 
-static void hashes(const char *patch, char *spec, char *live, const struct ctl_config *c)
+static void hashes(const char *base, const char *patch, char *spec, char *live,
+                   const struct ctl_config *c)
 {
 	struct api_redis_cluster rc;
-	char *text = tu_read_file(DIR "cluster-full.json", NULL);
+	char *text = tu_must_read(base, NULL);
 	json_t *obj, *p;
 	struct err e = { 0 };
 
@@ -299,8 +364,8 @@ START_TEST(hash_tiers)
 	char s0[DESIRED_HASH_LEN + 1], l0[DESIRED_HASH_LEN + 1];
 	char s1[DESIRED_HASH_LEN + 1], l1[DESIRED_HASH_LEN + 1];
 
-	hashes("{}", s0, l0, &cfg);
-	hashes(hash_cases[_i].patch, s1, l1, &cfg);
+	hashes(hash_cases[_i].base, "{}", s0, l0, &cfg);
+	hashes(hash_cases[_i].base, hash_cases[_i].patch, s1, l1, &cfg);
 	ck_assert_msg((strcmp(s0, s1) != 0) == hash_cases[_i].restart, "%s: restart hash",
 	              hash_cases[_i].patch);
 	ck_assert_msg((strcmp(l0, l1) != 0) == hash_cases[_i].live, "%s: live hash",
@@ -309,6 +374,7 @@ START_TEST(hash_tiers)
 }
 END_TEST
 
+/* Of the operator's settings, only --run-as-user is in the hash (a documented restart). */
 START_TEST(hash_ignores_operator_image)
 {
 	struct ctl_config other = cfg;
@@ -316,13 +382,185 @@ START_TEST(hash_ignores_operator_image)
 	char s1[DESIRED_HASH_LEN + 1], l1[DESIRED_HASH_LEN + 1];
 
 	other.operator_image = "example.com/redis-operator:v9";
-	hashes("{}", s0, l0, &cfg);
-	hashes("{}", s1, l1, &other);
+	other.operator_namespace = "elsewhere";
+	other.max_lag_bytes = 1;
+	hashes(FULL, "{}", s0, l0, &cfg);
+	hashes(FULL, "{}", s1, l1, &other);
 	ck_assert_str_eq(s0, s1);
 	other = cfg;
 	other.run_as_user = 1001;
-	hashes("{}", s1, l1, &other);
+	hashes(FULL, "{}", s1, l1, &other);
 	ck_assert_str_ne(s0, s1);
+}
+END_TEST
+
+/*
+ * The hashes of the sample clusters, pinned. A change here rolls every running pod of
+ * every cluster when the operator is upgraded: if the change is to how pods are
+ * rendered, it must not reach the hash (restart_inputs[] in controller/desired_pod.c
+ * lists the user's inputs only); if the release really must restart pods, bump
+ * DESIRED_POD_GENERATION and then these values (controller/README.md).
+ */
+static const struct {
+	const char *file, *hash;
+} pinned[] = {
+	{ DIR "cluster-minimal.json", "3761c1ae2ba4d0bf" },
+	{ FULL, "7a50d72162468f4d" },
+	{ CACHE, "f151685a83adb907" },
+};
+
+START_TEST(spec_hash_pinned)
+{
+	char s[DESIRED_HASH_LEN + 1], l[DESIRED_HASH_LEN + 1];
+
+	hashes(pinned[_i].file, "{}", s, l, &cfg);
+	ck_assert_msg(strcmp(s, pinned[_i].hash) == 0,
+	              "%s: spec hash %s, pinned %s: every pod would restart on upgrade",
+	              pinned[_i].file, s, pinned[_i].hash);
+}
+END_TEST
+
+/* --- every spec field of the CRD is in one tier ------------------------------------------ */
+
+/*
+ * The spec fields that are not restart inputs, each with why. Together with
+ * restart_inputs[] (controller/desired_pod.c) they must name every field of the CRD's
+ * spec: a field in neither list fails restart_inputs_cover_the_crd, so a new field cannot
+ * silently miss a restart. An entry covers the field and everything below it.
+ */
+static const struct {
+	const char *path, *why;
+} not_restart[] = {
+	{ "instances", "scale: pods are added or removed, the others untouched" },
+	{ "shards", "cluster mode's size (not handled yet): scale, like instances" },
+	{ "replicasPerShard", "cluster mode's size (not handled yet): scale, like instances" },
+	{ "primaryUpdateStrategy", "how the controller rolls pods, not what they run" },
+	{ "primaryUpdateMethod", "how the controller rolls pods, not what they run" },
+	{ "storage.storageClassName", "new PVCs only; an existing PVC's class is immutable" },
+	{ "storage.pvcRetention", "what scale-down does with a PVC" },
+	{ "memory", "live: CONFIG SET maxmemory, maxmemory-policy (POST /v1/config)" },
+	{ "users[].name", "live: ACL SETUSER; with passwordSecrets also a restart input (path)" },
+	{ "users[].enabled", "live: ACL SETUSER" },
+	{ "users[].rules", "live: ACL SETUSER" },
+	{ "connectionSecret", "written by the controller, mounted by no pod" },
+	{ "bootstrap", "used before the first start only; immutable" },
+	{ "replicaMode", "not handled yet; its source's Secrets will be volumes: restart inputs" },
+	{ "minSyncReplicas", "live: POST /v1/config" },
+	{ "failover.delay", "the controller's wait before promoting" },
+	{ "sentinel", "the Sentinel pods (sentinel mode, not handled yet), not the data pods" },
+	{ "enablePodDisruptionBudget", "the PDBs" },
+	{ "nodeMaintenanceWindow", "the PDBs and where a drained instance is recreated" },
+	{ "networkPolicy", "the NetworkPolicy object" },
+	{ "exposure", "Traefik's objects" },
+	{ "failedAfter", "the status only" },
+};
+
+struct tiers {
+	bool restart[64], other[ARRAY_LEN(not_restart)];
+	struct buf missing;
+	size_t n_restart;
+};
+
+/* true when path is in one of the lists (marking it used). */
+static bool in_a_tier(struct tiers *t, const char *path)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < t->n_restart; i++)
+		if (strcmp(desired_restart_input(i), path) == 0)
+			found = t->restart[i] = true;
+	for (size_t i = 0; i < ARRAY_LEN(not_restart); i++)
+		if (strcmp(not_restart[i].path, path) == 0)
+			found = t->other[i] = true;
+	return found;
+}
+
+/* Every property of node (a CRD schema node) under prefix, down to the first one listed;
+ * a leaf listed nowhere goes into t->missing. */
+static void walk_tiers(struct tiers *t, json_t *node, const char *prefix)
+{
+	json_t *child, *items;
+	const char *k;
+	char path[256];
+
+	json_object_foreach (json_object_get(node, "properties"), k, child) {
+		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", k);
+		if (in_a_tier(t, path))
+			continue;
+		items = json_object_get(child, "items");
+		if (json_object_get(child, "properties")) {
+			walk_tiers(t, child, path);
+		} else if (json_object_get(items, "properties")) {
+			snprintf(path + strlen(path), sizeof(path) - strlen(path), "[]");
+			walk_tiers(t, items, path);
+		} else {
+			buf_printf(&t->missing, " spec.%s", path);
+		}
+	}
+}
+
+static json_t *crd_spec(void)
+{
+	json_t *docs = tu_load_yaml("config/crd/bases/redis.io_redisclusters.yaml", 1 << 20), *s;
+
+	s = jsonx_get(json_array_get(docs, 0), "spec.versions[0].schema.openAPIV3Schema");
+	s = json_incref(jsonx_get(s, "properties.spec"));
+	json_decref(docs);
+	ck_assert_msg(json_object_get(s, "properties"), "no spec properties in the CRD");
+	return s;
+}
+
+static void tiers_of(json_t *spec, struct tiers *t)
+{
+	memset(t, 0, sizeof(*t));
+	buf_init(&t->missing, 1 << 16);
+	while (desired_restart_input(t->n_restart))
+		t->n_restart++;
+	ck_assert_uint_le(t->n_restart, ARRAY_LEN(t->restart));
+	walk_tiers(t, spec, "");
+}
+
+START_TEST(restart_inputs_cover_the_crd)
+{
+	json_t *spec = crd_spec();
+	struct tiers t;
+
+	tiers_of(spec, &t);
+	ck_assert_msg(t.missing.len == 0,
+	              "in neither restart_inputs[] (controller/desired_pod.c) nor not_restart[] "
+	              "(here): decide, and add with a reason:%s",
+	              buf_cstr(&t.missing));
+	for (size_t i = 0; i < t.n_restart; i++) {
+		ck_assert_msg(t.restart[i], "restart input %s: no such field in the CRD",
+		              desired_restart_input(i));
+		for (size_t k = 0; k < ARRAY_LEN(not_restart); k++)
+			ck_assert_msg(strcmp(desired_restart_input(i), not_restart[k].path) != 0,
+			              "%s is in both lists", not_restart[k].path);
+	}
+	for (size_t i = 0; i < ARRAY_LEN(not_restart); i++) {
+		ck_assert_msg(t.other[i], "not_restart %s: no such field in the CRD",
+		              not_restart[i].path);
+		ck_assert_msg(*not_restart[i].why, "%s: no reason", not_restart[i].path);
+	}
+	buf_release(&t.missing);
+	json_decref(spec);
+}
+END_TEST
+
+/* The walk is not vacuous: a field added to the CRD (even deep down) is caught. */
+START_TEST(new_spec_field_is_caught)
+{
+	json_t *spec = crd_spec();
+	struct tiers t;
+
+	json_object_set_new(json_object_get(spec, "properties"), "hugePages",
+	                    json_pack("{s:s}", "type", "string"));
+	json_object_set_new(jsonx_get(spec, "properties.storage.properties"), "mountOptions",
+	                    json_pack("{s:s,s:{s:s}}", "type", "array", "items", "type", "string"));
+	tiers_of(spec, &t);
+	ck_assert_str_eq(buf_cstr(&t.missing), " spec.storage.mountOptions spec.hugePages");
+	buf_release(&t.missing);
+	json_decref(spec);
 }
 END_TEST
 
@@ -553,6 +791,9 @@ static Suite *suite(void)
 	tcase_add_test(t, role_hides_operator_tls);
 	tcase_add_loop_test(t, hash_tiers, 0, ARRAY_LEN(hash_cases));
 	tcase_add_test(t, hash_ignores_operator_image);
+	tcase_add_loop_test(t, spec_hash_pinned, 0, ARRAY_LEN(pinned));
+	tcase_add_test(t, restart_inputs_cover_the_crd);
+	tcase_add_test(t, new_spec_field_is_caught);
 	tcase_add_test(t, inst_parse_golden);
 	tcase_add_loop_test(t, inst_parse_bad, 0, ARRAY_LEN(bad_status));
 	tcase_add_test(t, inst_parse_too_big);
