@@ -27,4 +27,6 @@ for t in test/integration/*.sh; do
 done
 # The Helm chart: lint, drift from config/default, install/upgrade/uninstall (test/helm).
 KUBECONFIG="$KUBECONFIG_ADMIN" bash test/helm/helm.sh || status=1
+# The operator upgraded under a running cluster: HEAD~1's chart and image to this tree's.
+KUBECONFIG="$KUBECONFIG_ADMIN" bash test/upgrade/upgrade.sh || status=1
 exit $status

@@ -29,25 +29,10 @@ SUITE=helm
 . test/lib.sh
 CHART=charts/redis-operator
 t_start=$(date +%s)
-# check NAME CMD...: test/lib.sh's, plus the time taken and, on success, the last line
-# of the output as an "info" line
-check() {
-  local name=$1 out rc t0
-  shift
-  t0=$(date +%s)
-  out=$("$@" 2>&1)
-  rc=$?
-  if [ $rc -eq 0 ]; then
-    check_pass "$name ($(($(date +%s) - t0))s)"
-    [ -z "$out" ] || echo "info helm: $(tail -1 <<<"$out")"
-  else
-    check_fail "$name"
-    printf '%s\n' "$out" | tail -n "${CHECK_TAIL:-8}" | sed 's/^/     /'
-  fi
-  return $rc
-}
-
 W=$(mktemp -d /tmp/helm-it.XXXXXX)
+# check (timed, with an info line), h, release_values, op_pods, one_leader, redis_state,
+# new_leader_looked, release_cleanup: shared with test/upgrade/upgrade.sh
+. test/helm/lib.sh
 if ! make -s BUILD="$BUILD" "$BUILD/redis-operator" "$BUILD/nodeagent" >"$W/build.log" 2>&1 ||
   ! HELM=$(bash test/helm/build.sh | tail -1) || [ ! -x "$HELM" ] || [ ! -x "$ENV_BIN/kubectl" ]; then
   check_fail "build (operator, node agent, helm; kubectl from make env-build)"
@@ -59,9 +44,6 @@ fi
 BIN=$(pwd)/$BUILD/redis-operator
 KUBECTL=$ENV_BIN/kubectl
 RUN=hit$(($$ % 10000))$((RANDOM % 100))
-# helm keeps its repositories, cache and plugins here, not in ~/.config
-export HELM_CONFIG_HOME=$W/helm/config HELM_CACHE_HOME=$W/helm/cache HELM_DATA_HOME=$W/helm/data
-h() { "$HELM" --kubeconfig "$KUBECONFIG_ADMIN" "$@"; }
 # to_json: YAML documents on stdin -> one JSON array of the objects (kubectl --local: no server)
 to_json() { KUBECONFIG=/dev/null "$KUBECTL" label --local -o json -f - helm-it- | jq -s .; }
 
@@ -227,54 +209,10 @@ AGENT_PID=
 # helpers of the controller's integration tests (their poll is quiet: same contract)
 . test/integration/controller/lib.sh
 
-cleanup() {
-  h -n "$OPNS" uninstall "$REL" --wait --timeout 60s >/dev/null 2>&1
-  $K delete clusterrole,clusterrolebinding -l "app.kubernetes.io/instance=$REL" --ignore-not-found >/dev/null 2>&1
-  for ns in $(cat "$W/namespaces" 2>/dev/null); do $K delete namespace "$ns" --wait=false >/dev/null 2>&1; done
-  poll 40 no_pods_left
-  poll 60 namespaces_gone # their PVCs too, so that the agent deletes its PVs before it stops
-  [ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-  rmdir "$CGROUP" 2>/dev/null
-  delete_nodes
-  [ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap cleanup EXIT
+trap release_cleanup EXIT
 trap 'exit 130' INT TERM
+release_values "$W/values.yaml" dev
 
-# The release's values: names of its own (cluster-scoped ones too), the private Node, this
-# run's RedisClusters only, the leader Lease's timings short enough for a quick hand-over.
-cat >"$W/values.yaml" <<Y
-fullnameOverride: $RUN-redis-operator
-image: {repository: redis-operator, tag: dev}
-clusterSelector: redis-operator.test/run=$RUN
-logFormat: logfmt
-leaderElection: {enabled: true, leaseDuration: 6s, renewDeadline: 4s, retryPeriod: 1s}
-tunables: {statusRefresh: 2s, resyncPeriod: 2s}
-metrics: {service: {enabled: true}}
-tolerations: [{key: $TAINT_KEY, operator: Equal, value: $RUN, effect: NoSchedule}]
-nodeSelector: {kubernetes.io/hostname: $NODE}
-Y
-
-op_pods() {
-  $K -n "$OPNS" get pods -l app.kubernetes.io/name=redis-operator \
-    -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.uid} {.spec.containers[0].image} {.metadata.deletionTimestamp}{"\n"}{end}'
-}
-lease_holder() { $K -n "$OPNS" get lease "$RUN-redis-operator-leader" -o jsonpath='{.spec.holderIdentity}' 2>/dev/null; }
-# the single live operator pod (no other, none terminating) holds the leader Lease
-one_leader() {
-  local p
-  p=$(op_pods)
-  [ "$(grep -c . <<<"$p")" = 1 ] && [ "$(awk '{print $4}' <<<"$p")" = "" ] &&
-    [ "$(lease_holder)" = "$(awk '{print $1}' <<<"$p")" ]
-}
-# redis_state: one line per data pod: name, uid, server pid, sessionId (from /v1/status)
-redis_state() {
-  local p s
-  for p in $($K -n "$DATANS" get pods -l redis.io/cluster=rc -o jsonpath='{.items[*].metadata.name}'); do
-    s=$(inst "$DATANS" "$p") || return 1
-    echo "$p $($K -n "$DATANS" get pod "$p" -o jsonpath='{.metadata.uid}') $(jq -r '"\(.server.pid) \(.sessionId)"' <<<"$s")"
-  done | sort
-}
 metrics_ep() {
   $K -n "$OPNS" get endpointslices -l "kubernetes.io/service-name=$RUN-redis-operator-metrics" \
     -o jsonpath='{range .items[*]}{range .endpoints[?(@.conditions.ready==true)]}{.addresses[0]}:{end}{.ports[0].port}{end}' 2>/dev/null |
@@ -314,24 +252,11 @@ t_ready() {
   poll 120 ready "$DATANS" rc || fail "not Ready: $(rc "$DATANS" rc '{.status.phase} {.status.conditions}')"
   poll 20 eval '[ "$(rcli "$(leader_ip "$DATANS" rc)" "$(secret "$DATANS" rc-auth)" SET helm-it kept)" = OK ]' ||
     fail "no write through rc-leader"
-  poll 20 eval 'redis_state >"$W/redis-before" && [ "$(grep -c . "$W/redis-before")" = 2 ]' || fail "no /v1/status from the pods"
+  poll 20 eval 'redis_state "$DATANS" rc >"$W/redis-before" && [ "$(grep -c . "$W/redis-before")" = 2 ]' || fail "no /v1/status from the pods"
   poll 10 eval '[ "$(pvcs | wc -w)" = 2 ]' || fail "PVCs: $(pvcs)"
   echo "Ready; $(pvcs)"
 }
 
-# The new leader has polled every instance and written the status more than 3 s after it
-# took the Lease (lastSeen; resyncPeriod and statusRefresh are 2s): its first reconcile
-# is over, and any restart it decided on has begun (seen: tunables.runAsUser=1000 in the
-# same upgrade, a restart-tier change, fails this check with both pods replaced).
-new_leader_looked() {
-  local acq t n=0
-  acq=$(date -d "$($K -n "$OPNS" get lease "$RUN-redis-operator-leader" -o jsonpath='{.spec.acquireTime}')" +%s) || return 1
-  for t in $(rc "$DATANS" rc '{.status.instancesStatus[*].lastSeen}'); do
-    [ "$(date -d "$t" +%s)" -gt $((acq + 3)) ] || return 1
-    n=$((n + 1))
-  done
-  [ $n = 2 ]
-}
 t_upgrade() {
   local old new looked t0 t1 t2
   old=$(cat "$W/op-before")
@@ -344,10 +269,10 @@ t_upgrade() {
   new=$(op_pods)
   [ "$(awk '{print $1}' <<<"$new")" != "$old" ] || fail "the operator pod was not replaced: $new"
   [ "$(awk '{print $3}' <<<"$new")" = redis-operator:dev2 ] || fail "operator image: $new"
-  poll 30 new_leader_looked
+  poll 30 new_leader_looked "$DATANS" rc 2
   looked=$?
   echo "upgrade $((t1 - t0))s, new leader $((t2 - t1))s, status $(($(date +%s) - t2))s"
-  redis_state >"$W/redis-after"
+  redis_state "$DATANS" rc >"$W/redis-after"
   diff "$W/redis-before" "$W/redis-after" || fail "Redis pods or servers restarted (name uid pid sessionId, before/after)"
   [ $looked = 0 ] || fail "the new leader did not poll the instances: $(rc "$DATANS" rc '{.status.instancesStatus}')"
   ready "$DATANS" rc || fail "not Ready after the upgrade"
