@@ -12,6 +12,10 @@
 #       packages test/deps.sh installs, so that the clone starts as on a fresh Debian 12,
 #       then clone, `make demo` (which must install them again and build in the same run),
 #       `make test`, `make env-down`.
+#   FRESH_REMOVE=1 FRESH_TEST=0 bash test/fresh-machine.sh
+#       the same without `make test` in the clone: what .ci/run does first, so every CI
+#       run proves the newcomer's `make demo` from a machine without the -dev packages
+#       (its own `make test` follows).
 #   FRESH_BUILD_ONLY=1 bash test/fresh-machine.sh
 #       `make deps all` in the clone instead of the demo: no local environment needed.
 #
@@ -27,6 +31,7 @@ repo=$(git -C "$here" rev-parse --show-toplevel)
 ref=${FRESH_REF:-HEAD}
 remove=${FRESH_REMOVE:-0}
 build_only=${FRESH_BUILD_ONLY:-0}
+run_test=${FRESH_TEST:-$remove}
 
 log() { echo "fresh-machine: $*" >&2; }
 die() { log "$*"; exit 1; }
@@ -113,7 +118,7 @@ fi
 
 env_started=1
 step "make demo" make demo
-if [ "$remove" = 1 ]; then
+if [ "$run_test" = 1 ]; then
   step "make test" make test
 fi
 step "make env-down" make env-down
