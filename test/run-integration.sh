@@ -27,6 +27,7 @@ for t in test/integration/*.sh; do
 done
 # The Helm chart: lint, drift from config/default, install/upgrade/uninstall (test/helm).
 KUBECONFIG="$KUBECONFIG_ADMIN" bash test/helm/helm.sh || status=1
+KUBECONFIG="$KUBECONFIG_ADMIN" bash test/guide/guide.sh || status=1 # docs/USER-GUIDE.md, every command run
 # The operator upgraded under a running cluster: HEAD~1's chart and image to this tree's.
 KUBECONFIG="$KUBECONFIG_ADMIN" bash test/upgrade/upgrade.sh || status=1
 exit $status
