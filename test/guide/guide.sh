@@ -235,14 +235,7 @@ cleanup() {
   "$HELM" -n "$OPERATOR_NS" uninstall redis-operator --wait --timeout 60s >/dev/null 2>&1
   $K delete clusterrole "$RUN-redis-operator" "$RUN-redis-operator-edit" "$RUN-redis-operator-view" --ignore-not-found >/dev/null 2>&1
   $K delete clusterrolebinding "$RUN-redis-operator" --ignore-not-found >/dev/null 2>&1
-  for ns in $(cat "$W/namespaces"); do $K delete namespace "$ns" --ignore-not-found --wait=false >/dev/null 2>&1; done
-  poll 40 no_pods_left
-  poll 60 namespaces_gone # their PVCs too, so that the agent deletes its PVs before it stops
-  $K delete mutatingadmissionpolicybinding,mutatingadmissionpolicy "$RUN-guide" --ignore-not-found >/dev/null 2>&1
-  [ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-  rmdir "$CGROUP" 2>/dev/null
-  delete_nodes
-  [ -n "${KEEP:-}" ] || rm -rf "$W"
+  stop_private_env $K delete mutatingadmissionpolicybinding,mutatingadmissionpolicy "$RUN-guide" --ignore-not-found
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

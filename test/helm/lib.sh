@@ -93,11 +93,5 @@ release_cleanup() {
   local ns
   h -n "$OPNS" uninstall "$REL" --wait --timeout 60s >/dev/null 2>&1
   $K delete clusterrole,clusterrolebinding -l "app.kubernetes.io/instance=$REL" --ignore-not-found >/dev/null 2>&1
-  for ns in $(cat "$W/namespaces" 2>/dev/null); do $K delete namespace "$ns" --wait=false >/dev/null 2>&1; done
-  poll 40 no_pods_left
-  poll 60 namespaces_gone # their PVCs too, so that the agent deletes its PVs before it stops
-  [ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-  rmdir "$CGROUP" 2>/dev/null
-  delete_nodes
-  [ -n "${KEEP:-}" ] || rm -rf "$W"
+  stop_private_env
 }

@@ -67,13 +67,7 @@ cleanup() {
   stop_controller main >/dev/null; stop_controller standby >/dev/null
   [ -s "$W/deployed" ] && $K -n redis-operator-system delete deployment/redis-operator \
     configmap/redis-operator-config --ignore-not-found --wait=false >/dev/null 2>&1
-  for ns in $(cat "$W/namespaces" 2>/dev/null); do $K delete namespace "$ns" --wait=false >/dev/null 2>&1; done
-  poll 40 no_pods_left
-  poll 60 namespaces_gone # their PVCs too, so that the agent deletes its PVs before it stops
-  [ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
-  rmdir "$CGROUP" 2>/dev/null
-  delete_nodes
-  [ -n "${KEEP:-}" ] || rm -rf "$W"
+  stop_private_env
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -44,6 +44,20 @@ namespaces_gone() {
     ! $K get namespace "$ns" >/dev/null 2>&1 || return 1
   done
 }
+# The end of a suite that ran a private node agent: its namespaces gone with their pods
+# and PVCs (so that the agent deletes its PVs before it stops), the agent stopped, its
+# Nodes deleted, the work dir removed (KEEP=1 keeps it).
+stop_private_env() {
+  local ns
+  for ns in $(cat "$W/namespaces" 2>/dev/null); do $K delete namespace "$ns" --wait=false >/dev/null 2>&1; done
+  poll 40 no_pods_left
+  poll 60 namespaces_gone
+  "${@:-true}" >/dev/null 2>&1 # what the suite removes once its pods are gone
+  [ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
+  rmdir "$CGROUP" 2>/dev/null
+  delete_nodes
+  [ -n "${KEEP:-}" ] || rm -rf "$W"
+}
 no_pods_left() {
   local n
   for n in $(nodes); do
