@@ -449,7 +449,8 @@ https_role() { https_code "$1" GET /v1/status >/dev/null && [ "$(jq -r .role "$W
 # The API server becomes unreachable (a relay in front of it is killed): the primary
 # must fence itself by the renew deadline, from its own clock, with no help.
 lease_deadline() { # CLUSTER
-  local c=$1 relay=$((BASE + 99)) k="$W/relay-kubeconfig" rp t0 t1 ms out
+  local c=$1 relay k="$W/relay-kubeconfig" rp t0 t1 ms out
+  alloc_ports "relay-$c"; relay=$(port "relay-$c" 1)
   sed -E "s#server: .*#server: https://127.0.0.1:$relay#" "$KUBECONFIG_ADMIN" >"$k"
   python3 test/integration/instance/tcpproxy.py "$relay" "$ENV_HOST_IP" "$ENV_API_PORT" &
   rp=$!
@@ -549,10 +550,10 @@ tls_reload() { # CLUSTER
     for n in a b; do
       openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout $n.key -out $n.csr -subj "/CN=server-$n"
       openssl x509 -req -in $n.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out $n.crt -days 2
-    done ) >/dev/null 2>&1 || return 1
+    done ) >/dev/null 2>&1 || { echo "openssl could not make the test certificates"; return 1; }
   mkcluster "$c" redis 1 >/dev/null; set_primary "$c" "$c-1" >/dev/null; mkpod "$c-1" "$c" >/dev/null
   mkdir -p "$W/$c-1/tls" && cp "$d/a.crt" "$W/$c-1/tls/tls.crt" && cp "$d/a.key" "$W/$c-1/tls/tls.key" &&
-    cp "$d/ca.crt" "$W/$c-1/tls/ca.crt" || return 1
+    cp "$d/ca.crt" "$W/$c-1/tls/ca.crt" || { echo "cannot copy the certificates"; return 1; }
   start_mgr "$c-1" "$c"
   poll 20 ready "$c-1" || { st "$c-1"; return 1; }
   [ "$(served_cn "$(port "$c-1" 1)")" = server-a ] || { echo "served: $(served_cn "$(port "$c-1" 1)")"; return 1; }
@@ -560,5 +561,6 @@ tls_reload() { # CLUSTER
   cp "$d/b.key" "$W/$c-1/tls/tls.key.new" && cp "$d/b.crt" "$W/$c-1/tls/tls.crt.new" &&
     mv "$W/$c-1/tls/tls.key.new" "$W/$c-1/tls/tls.key" && mv "$W/$c-1/tls/tls.crt.new" "$W/$c-1/tls/tls.crt"
   poll 10 eq server-b served_cn "$(port "$c-1" 1)" || { echo "still $(served_cn "$(port "$c-1" 1)")"; return 1; }
-  [ "$(server_pid "$c-1")" = "$pid" ] && grep -q "the server reloaded them" "$W/$c-1/log"
+  [ "$(server_pid "$c-1")" = "$pid" ] || { echo "server pid $pid -> $(server_pid "$c-1")"; return 1; }
+  grep -q "the server reloaded them" "$W/$c-1/log" || { echo "no reload in the log:"; grep -i tls "$W/$c-1/log" | tail -5; return 1; }
 }

@@ -109,7 +109,8 @@ fence_busy() { # CLUSTER
 }
 
 switchover_slow_api() { # CLUSTER
-  local c=$1 relay=$((BASE + 98)) k="$W/slow-kubeconfig" rp out wp
+  local c=$1 relay k="$W/slow-kubeconfig" rp out wp
+  alloc_ports "relay-$c"; relay=$(port "relay-$c" 1) # never a port another check took
   sed -E "s#server: .*#server: https://127.0.0.1:$relay#" "$KUBECONFIG_ADMIN" >"$k"
   rm -f "$W/api.delay"
   python3 test/integration/instance/tcpproxy.py "$relay" "$ENV_HOST_IP" "$ENV_API_PORT" \
