@@ -377,6 +377,10 @@ static char *signature(const struct ctl_plan *p)
 		.serial = 3, .state = "replica", .offset = 1000                                    \
 	}
 #define ST_C1 "{\"currentPrimary\":\"c-1\",\"targetPrimary\":\"c-1\"}"
+/* c-1's failover in phase Fencing, started at `when` (T0 or OLD) */
+#define ST_FENCING_C1(when)                                                                        \
+	"{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":\"c-1\","        \
+	"\"reason\":\"r\",\"startedAt\":\"" when "\"}}"
 
 static const struct scenario cases[] = {
 	{ .name = "new cluster: children in order, currentPrimary before the first pod",
@@ -466,8 +470,7 @@ static const struct scenario cases[] = {
 	          "event:FailoverCompleted | "
 	          "replicate:c-3? | event:ReplicaRepointed" },
 	{ .name = "resume Fencing: a reachable old primary whose lease is not free is fenced first",
-	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
-	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .status = ST_FENCING_C1(T0),
 	  .pods = { { .serial = 1, .state = "primary", .offset = 10, .no_lease = true },
 	            { .serial = 2, .state = "replica", .offset = 10 } },
 	  .lease = L_HELD,
@@ -477,8 +480,7 @@ static const struct scenario cases[] = {
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "fenced old primary ahead of every replica: wait for the elected one to catch up",
-	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
-	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .status = ST_FENCING_C1(T0),
 	  .pods = { { .serial = 1, .state = "primary", .fenced = true, .offset = 2000 },
 	            { .serial = 2, .state = "replica", .offset = 1500 },
 	            { .serial = 3, .state = "replica", .offset = 1400 } },
@@ -486,8 +488,7 @@ static const struct scenario cases[] = {
 	  .want = "",
 	  .phase = "Failing over" },
 	{ .name = "fenced old primary caught up with: promoted, the case in status",
-	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
-	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .status = ST_FENCING_C1(T0),
 	  .pods = { { .serial = 1, .state = "primary", .fenced = true, .offset = 2000 },
 	            { .serial = 2, .state = "replica", .offset = 2000 } },
 	  .lease = L_RELEASED,
@@ -497,8 +498,7 @@ static const struct scenario cases[] = {
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "fenced old primary still ahead after the bound: promoted anyway",
-	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
-	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" OLD "\"}}",
+	  .status = ST_FENCING_C1(OLD),
 	  .pods = { { .serial = 1, .state = "primary", .fenced = true, .offset = 2000 },
 	            { .serial = 2, .state = "replica", .offset = 1500 } },
 	  .lease = L_RELEASED,
@@ -508,15 +508,13 @@ static const struct scenario cases[] = {
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Fencing: unreachable old primary, lease not free: wait it out",
-	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
-	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .status = ST_FENCING_C1(T0),
 	  .pods = { { .serial = 1, .state = "primary", .failures = 3 }, R2 },
 	  .lease = L_HELD,
 	  .want = "",
 	  .phase = "Failing over" },
 	{ .name = "resume Fencing: fence optional once the lease is free",
-	  .status = "{\"currentPrimary\":\"c-1\",\"failover\":{\"phase\":\"Fencing\",\"from\":"
-	            "\"c-1\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
+	  .status = ST_FENCING_C1(T0),
 	  .pods = { { .serial = 1, .state = "booting" }, R2 },
 	  .lease = L_RELEASED,
 	  .want = "fence:c-1? | status:failover=Promoting | event:FailoverPromoting | "
