@@ -43,7 +43,7 @@
 #include "api/meta.h"
 #include "api/schema.h"
 #include "lib/err.h"
-#include "lib/valkey/engine.h"
+#include "lib/engine/engine.h"
 
 #define API_REDIS_CLUSTER_KIND   "RedisCluster"
 #define API_REDIS_DEFAULT_IMAGE  "redis:7.0"

@@ -19,7 +19,7 @@
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
 #include "lib/parse.h"
-#include "lib/valkey/directives.h"
+#include "lib/engine/directives.h"
 
 #define MOUNT_CONTROLLER "/controller"
 #define MOUNT_DATA       "/data"

@@ -43,7 +43,7 @@
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "lib/valkey/directives.h"
+#include "lib/engine/directives.h"
 
 #define PROMOTE_TIMEOUT_MS 5000
 #define DEMOTE_BUDGET_MS   2000 /* REPLICAOF retried this long before staying fenced */

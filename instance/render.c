@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/alloc.h"
-#include "lib/valkey/directives.h"
+#include "lib/engine/directives.h"
 
 static struct inst_conf_line *add(struct inst_conf *c, const struct inst_render *r,
                                   const char *name)

@@ -8,7 +8,7 @@
  *   inst_conf_release(&conf);
  *
  * Two tiers: a line is `live` when CONFIG SET accepts its directive on this engine and
- * version (lib/valkey/directives); changing it needs no restart. The restart hash
+ * version (lib/engine/directives); changing it needs no restart. The restart hash
  * covers only the other lines, minus what the manager changes at runtime itself
  * (users, masterauth, replicaof), so the hash moves exactly when a restart is needed.
  *
@@ -34,7 +34,7 @@
 #include "instance/spec.h"
 #include "lib/buf.h"
 #include "lib/err.h"
-#include "lib/valkey/engine.h"
+#include "lib/engine/engine.h"
 
 #define INST_CONF_MAX         (256 * 1024) /* rendered file size limit */
 #define INST_CONF_HASH_SIZE   17           /* 16 hex digits + NUL */

@@ -15,7 +15,7 @@
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
 #include "lib/parse.h"
-#include "lib/valkey/directives.h"
+#include "lib/engine/directives.h"
 
 static const char *const policies[] = { "noeviction",      "allkeys-lru",  "allkeys-lfu",
 	                                "allkeys-random",  "volatile-lru", "volatile-lfu",

@@ -9,7 +9,7 @@
  * struct inst_desired is the live-settable part (memory, spec.redis, minSyncReplicas,
  * users): it comes from the RedisCluster at boot and, afterwards, from POST /v1/config,
  * whose body uses the same field names (inst_desired_decode serves both). Directive
- * names owned by the operator (lib/valkey/directives) are refused with an error that
+ * names owned by the operator (lib/engine/directives) are refused with an error that
  * names the field, so a bad map never reaches the config file.
  *
  * Ownership: every string is owned by the struct (free with _release). Decoding writes
@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
-#include "lib/valkey/engine.h"
+#include "lib/engine/engine.h"
 
 #define INST_USERS_MAX     32  /* spec.users maxItems */
 #define INST_RULES_MAX     64  /* spec.users[].rules maxItems */

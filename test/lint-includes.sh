@@ -25,16 +25,20 @@ RULES=(
 	"instance/:lib/ api/ instance/"
 	"cmd/:lib/ api/ controller/ instance/ cmd/"
 )
-# Headers a folder must not reach, directly or through any chain of project headers:
-# the controller never uses the server-connection library (hiredis); it speaks to the
-# instance manager's HTTP API instead.
+# Headers a folder must not reach, directly or through any chain of project headers; an
+# entry ending in / forbids every header under that folder:
+#   the controller never includes the server-connection library (lib/valkey: hiredis,
+#   INFO parsing); it speaks to the instance manager's HTTP API instead. What both roles
+#   know about the servers (engines, versions, directives) is lib/engine;
+#   lib/engine is that knowledge alone, so it never reaches the connection either.
 FORBIDDEN=(
-	"controller/:lib/valkey/conn.h"
+	"controller/:lib/valkey/"
+	"lib/engine/:lib/valkey/"
 )
-# Today's exceptions to FORBIDDEN, as "file:header", each with its reason. Empty: no
-# controller file reaches lib/valkey/conn.h (the engine enum is lib/valkey/engine.h and the
-# directive table lib/valkey/directives.h, neither of which includes it). A new entry
-# needs a reason and an issue that removes it.
+# Today's exceptions to FORBIDDEN, as "file:entry" (the header or folder as FORBIDDEN
+# names it), each with its reason. Empty: no
+# controller file reaches lib/valkey/. A new entry needs a reason and an issue that
+# removes it.
 ALLOWED_EXCEPTIONS=()
 
 # --- the include graph ----------------------------------------------------------------------
@@ -44,7 +48,7 @@ declare -A count   # "from-folder to-folder" -> number of #include lines
 errors=()
 nincl=0
 
-# The map's name of a path's folder: lib/k8s, lib/valkey, lib, api, controller...
+# The map's name of a path's folder: lib/engine, lib/k8s, lib/valkey, lib, api, controller...
 folder_of() {
 	case "$1" in
 	lib/*/*) echo "${1%/*}" ;;
@@ -112,14 +116,15 @@ while IFS= read -r hit; do
 		errors+=("$f:$line: #include $shown: $p may include only ${allowed// /, } and system headers")
 done < <(grep -nHE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<][^">]+[">]' $files)
 
-# Whether file reaches header through project includes; prints the chain when it does.
+# Whether file reaches header (or, for a folder ending in /, any header under it) through
+# project includes; prints the chain when it does.
 declare -A seen
 reaches() { # file, header, chain so far
 	local f=$1 h=$2 chain=$3 to
 	for to in ${edges[$f]:-}; do
 		[ -n "${seen[$to]:-}" ] && continue
 		seen[$to]=1
-		if [ "$to" = "$h" ]; then
+		if [ "$to" = "$h" ] || { [ "${h%/}" != "$h" ] && [ "${to#"$h"}" != "$to" ]; }; then
 			echo "$chain -> $to"
 			return 0
 		fi

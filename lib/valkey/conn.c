@@ -20,7 +20,7 @@
 
 #include "lib/alloc.h"
 #include "lib/parse.h"
-#include "lib/valkey/directives.h"
+#include "lib/engine/directives.h"
 
 struct vk_conn {
 	redisContext *ctx;

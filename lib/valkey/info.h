@@ -35,7 +35,7 @@
 #include <stddef.h>
 
 #include "lib/err.h"
-#include "lib/valkey/engine.h"
+#include "lib/engine/engine.h"
 
 #define VK_INFO_MAX_LEN      (1024 * 1024) /* a full INFO is ~6 KiB; "everything" ~30 KiB */
 #define VK_INFO_MAX_REPLICAS 32

@@ -5,8 +5,8 @@
  *
  *   clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I. \
  *     test/fuzz/fuzz_instance_request.c instance/request.c instance/spec.c lib/jsonx.c \
- *     lib/parse.c lib/err.c lib/alloc.c lib/buf.c lib/k8s/path.c lib/valkey/directives.c \
- *     lib/valkey/engine.c $(pkg-config --libs jansson) -o build/fuzz_instance_request
+ *     lib/parse.c lib/err.c lib/alloc.c lib/buf.c lib/k8s/path.c lib/engine/directives.c \
+ *     lib/engine/engine.c $(pkg-config --libs jansson) -o build/fuzz_instance_request
  *   build/fuzz_instance_request -max_total_time=60
  * The first byte picks the operation; the rest is the body.
  */

@@ -11,7 +11,7 @@
  *
  * Also here: every property of the tables has a C type that fits its schema type, and
  * the CRD's spec.redis deny rules, read from the CRD's own CEL text, are compared with
- * lib/valkey/directives' owned directives (the differences are pinned below).
+ * lib/engine/directives' owned directives (the differences are pinned below).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@
 #include "api/rediscluster.h"
 #include "lib/buf.h"
 #include "lib/jsonx.h"
-#include "lib/valkey/directives.h"
+#include "lib/engine/directives.h"
 #include "testutil.h"
 #include "unit.h"
 
@@ -316,7 +316,7 @@ START_TEST(every_field_fits)
 }
 END_TEST
 
-/* --- spec.redis: the CRD's deny rules and lib/valkey's owned directives ---------------------- */
+/* --- spec.redis: the CRD's deny rules and lib/engine's owned directives ---------------------- */
 
 /*
  * The deny lists of the CRD's spec.redis rules, read from their CEL text:
@@ -400,7 +400,7 @@ START_TEST(directive_denied)
 END_TEST
 
 /*
- * The CRD's deny lists and lib/valkey/directives' owned directives are one decision made
+ * The CRD's deny lists and lib/engine/directives' owned directives are one decision made
  * twice (the CRD cannot call C): every directive the operator owns is refused in
  * spec.redis, and every name refused is owned. Both lists below must stay empty.
  */

@@ -1,12 +1,12 @@
 /*
- * Unit tests for lib/valkey/info and lib/valkey/engine.
+ * Unit tests for lib/valkey/info.
  *
  * Golden files: test/data/valkey/<engine>-<state>.txt are real INFO replies captured by
  * test/data/valkey/capture.sh from redis-server 7.0 and valkey-server 8.0; the matching
  * .expect files list "field value" for every field vk_info parses, derived with awk.
  * The test renders each parsed struct field back into INFO's words and compares, checks
  * that every field absent from the text kept its default, and checks per state the
- * facts failover relies on. Then malformed and edge inputs, vk_info_get, versions.
+ * facts failover relies on. Then malformed and edge inputs, vk_info_get, role names.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -527,51 +527,10 @@ START_TEST(get_field)
 }
 END_TEST
 
-/* --- engine and version ------------------------------------------------------------ */
-
-static const struct version_case {
-	const char *s;
-	int want;
-	unsigned v;
-} version_cases[] = {
-	{ "7.0.15", 0, VK_VERSION(7, 0, 15) },
-	{ "8.0.1", 0, VK_VERSION(8, 0, 1) },
-	{ "255.255.255", 0, VK_VERSION(255, 255, 255) },
-	{ "0.0.0", 0, 0 },
-	{ "999.999.999", 0, VK_VERSION(999, 999, 999) },
-	{ "1000.0.0", -EINVAL, 0 },
-	{ "7.0", -EINVAL, 0 },
-	{ "7.0.15.1", -EINVAL, 0 },
-	{ "7..1", -EINVAL, 0 },
-	{ "7.0.", -EINVAL, 0 },
-	{ "", -EINVAL, 0 },
-	{ "a.b.c", -EINVAL, 0 },
-	{ "7.0.15 ", -EINVAL, 0 },
-	{ "-1.0.0", -EINVAL, 0 },
-	{ "v7.0.0", -EINVAL, 0 },
-};
-
-START_TEST(version_parse)
-{
-	const struct version_case *c = &version_cases[_i];
-	unsigned v = 12345;
-
-	ck_assert_int_eq(vk_version_parse(c->s, strlen(c->s), &v), c->want);
-	ck_assert_uint_eq(v, c->want ? 12345 : c->v);
-}
-END_TEST
+/* --- role names ---------------------------------------------------------------- */
 
 START_TEST(names)
 {
-	ck_assert(VK_VERSION(7, 0, 15) < VK_VERSION(7, 2, 0));
-	ck_assert(VK_VERSION(7, 2, 4) < VK_VERSION(8, 0, 0));
-	ck_assert_uint_eq(VK_VERSION_MAJOR(VK_VERSION(8, 0, 1)), 8);
-	ck_assert_uint_eq(VK_VERSION_MINOR(VK_VERSION(7, 2, 4)), 2);
-	ck_assert_uint_eq(VK_VERSION_PATCH(VK_VERSION(7, 0, 15)), 15);
-	ck_assert_str_eq(vk_engine_name(VK_ENGINE_REDIS), "redis");
-	ck_assert_str_eq(vk_engine_name(VK_ENGINE_VALKEY), "valkey");
-	ck_assert_str_eq(vk_engine_name(VK_ENGINE_UNKNOWN), "unknown");
-	ck_assert_str_eq(vk_engine_name((enum vk_engine)42), "unknown");
 	ck_assert_str_eq(vk_role_name(VK_ROLE_PRIMARY), "primary");
 	ck_assert_str_eq(vk_role_name(VK_ROLE_REPLICA), "replica");
 	ck_assert_str_eq(vk_role_name((enum vk_role)42), "unknown");
@@ -592,7 +551,6 @@ static Suite *valkey_info_suite(void)
 	tcase_add_test(tc, replica_and_db_caps);
 	tcase_add_test(tc, replica_partial);
 	tcase_add_loop_test(tc, get_field, 0, ARRAY_LEN(get_cases));
-	tcase_add_loop_test(tc, version_parse, 0, ARRAY_LEN(version_cases));
 	tcase_add_test(tc, names);
 	suite_add_tcase(s, tc);
 	return s;

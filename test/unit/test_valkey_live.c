@@ -36,7 +36,7 @@
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/valkey/conn.h"
-#include "lib/valkey/directives.h"
+#include "lib/engine/directives.h"
 #include "testutil.h"
 #include "unit.h"
 

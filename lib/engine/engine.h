@@ -7,8 +7,8 @@
  * one comparable number: VK_VERSION(7, 0, 15) < VK_VERSION(7, 2, 0).
  * Pure functions; any thread.
  */
-#ifndef REDIS_OPERATOR_VALKEY_ENGINE_H
-#define REDIS_OPERATOR_VALKEY_ENGINE_H
+#ifndef REDIS_OPERATOR_ENGINE_ENGINE_H
+#define REDIS_OPERATOR_ENGINE_ENGINE_H
 
 #include <stddef.h>
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/valkey/directives: the table's shape and lookups, value checks,
+ * Unit tests for lib/engine/directives: the table's shape and lookups, value checks,
  * and config-file quoting (exact bytes). test_valkey_live.c checks the table against
  * the real servers and reads quoted values back through them.
  */
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "lib/valkey/directives.h"
+#include "lib/engine/directives.h"
 #include "unit.h"
 
 #define R7015 VK_VERSION(7, 0, 15)
@@ -218,9 +218,9 @@ START_TEST(config_line)
 }
 END_TEST
 
-static Suite *valkey_directives_suite(void)
+static Suite *engine_directives_suite(void)
 {
-	Suite *s = suite_create("valkey_directives");
+	Suite *s = suite_create("engine_directives");
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, table_shape);
@@ -234,4 +234,4 @@ static Suite *valkey_directives_suite(void)
 	return s;
 }
 
-UNIT_MAIN(valkey_directives_suite)
+UNIT_MAIN(engine_directives_suite)

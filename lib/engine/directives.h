@@ -19,15 +19,15 @@
  * Names are matched case-insensitively, as the servers do. The table is constant:
  * any thread.
  */
-#ifndef REDIS_OPERATOR_VALKEY_DIRECTIVES_H
-#define REDIS_OPERATOR_VALKEY_DIRECTIVES_H
+#ifndef REDIS_OPERATOR_ENGINE_DIRECTIVES_H
+#define REDIS_OPERATOR_ENGINE_DIRECTIVES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/buf.h"
 #include "lib/err.h"
-#include "lib/valkey/engine.h"
+#include "lib/engine/engine.h"
 
 #define VK_REDIS_MIN_VERSION   VK_VERSION(7, 0, 0)
 #define VK_VALKEY_MIN_VERSION  VK_VERSION(7, 2, 0)
