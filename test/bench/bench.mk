@@ -1,5 +1,8 @@
-# test/bench/bench.mk: the operator's benchmark and the chaos fault matrix on the local
-# environment (test/env). The top Makefile includes it (test/*/*.mk).
+# test/bench/bench.mk: the benchmarks (test/bench/README.md). The top Makefile includes it
+# (test/*/*.mk); `make bench` runs every one and then regenerates docs/benchmarks.md.
+#   make BUILD=build/x bench-peers      test/bench/peers.sh: Sentinel, Redis Cluster, FAILOVER
+#                                       on this machine with chaos-writer (test/chaos/chaos.mk)
+#   make BUILD=build/x bench-k8s        the lib/k8s informer cache (k8s_cache_bench.c; prints)
 #   make BUILD=build/x bench-operator   test/bench/operator.sh → $(BUILD)/bench/operator.json,
 #                                       merged into results.json (+ ratios), docs regenerated
 #   make BUILD=build/x bench-footprint  test/bench/footprint.sh → $(BUILD)/bench/footprint.json
@@ -7,13 +10,11 @@
 #                                       node agent; BENCH_FOOTPRINT_*), merged, docs regenerated
 #   make BUILD=build/x bench-docs       docs/benchmarks.md (+ benchmarks.json, PNGs) from $(BUILD)/bench/results.json
 #   make bench-plots                    the PNGs again from docs/benchmarks.json (they are not committed)
-#   make BUILD=build/x chaos            test/chaos/scenarios.sh, CHAOS_RUNS (3) runs each
 # BENCH_RUNS, BENCH_SWITCHOVER_RUNS, BENCH_CONTROLLER_N pass through the environment.
 
-CHAOS_RUNS ?= 3
 BENCH_TOOLS := $(BUILD)/chaos-writer $(BUILD)/redis-operator $(BUILD)/nodeagent $(BUILD)/controller-it-writer
 
-.PHONY: bench-operator bench-footprint bench-docs bench-plots chaos
+.PHONY: bench-operator bench-footprint bench-docs bench-plots bench-peers bench-k8s
 bench-operator: $(BENCH_TOOLS)
 	@BUILD=$(BUILD) BENCH_OUT=$(BUILD)/bench CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) bash test/bench/operator.sh
 	@bash test/bench/docs.sh $(BUILD)/bench/results.json docs/benchmarks.md
@@ -42,5 +43,17 @@ bench-docs: bench-operator bench-footprint bench-peers
 bench-footprint: bench-operator
 endif
 
-chaos: $(BENCH_TOOLS)
-	@BUILD=$(BUILD) CHAOS_RUNS=$(CHAOS_RUNS) RESULTS=$(BUILD)/test-results bash test/chaos/scenarios.sh
+bench-peers: $(BUILD)/chaos-writer
+	@CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) BENCH_OUT=$(BUILD)/bench bash test/bench/peers.sh
+	@CHAOS_WRITER=$(abspath $(BUILD)/chaos-writer) BENCH_OUT=$(BUILD)/bench bash test/bench/results.sh
+bench: bench-peers
+
+# The informer cache's cost per object and per event; links lib/ only.
+$(BUILD)/bench/k8s_cache_bench: $(BUILD)/test/bench/k8s_cache_bench.o $(LIB_SRC:%.c=$(BUILD)/%.o)
+	@mkdir -p $(dir $@)
+	@echo "  LINK  $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+bench-k8s: $(BUILD)/bench/k8s_cache_bench
+	@$(BUILD)/bench/k8s_cache_bench
+bench: bench-k8s

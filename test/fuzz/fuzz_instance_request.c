@@ -3,11 +3,8 @@
  * every operation, must never crash, leak or read out of bounds; a success must leave
  * a consistent request, a failure a message.
  *
- *   clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I. \
- *     test/fuzz/fuzz_instance_request.c instance/request.c instance/spec.c lib/jsonx.c \
- *     lib/parse.c lib/err.c lib/alloc.c lib/buf.c lib/k8s/path.c lib/engine/directives.c \
- *     lib/engine/engine.c $(pkg-config --libs jansson) -o build/fuzz_instance_request
- *   build/fuzz_instance_request -max_total_time=60
+ *   make BUILD=build/x fuzz FUZZERS=instance_request FUZZ_SECONDS=60   (test/fuzz/fuzz.mk)
+ * Seeds: test/data/instance_request (one per operation).
  * The first byte picks the operation; the rest is the body.
  */
 #include <assert.h>

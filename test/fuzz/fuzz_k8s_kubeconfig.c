@@ -5,7 +5,7 @@
  * references resolve under a directory that does not exist, so the harness reads no
  * files except absolute paths the input names (run it with stdin from /dev/null).
  *
- *   make BUILD=build/x fuzz-k8s
+ *   make BUILD=build/x fuzz FUZZERS=k8s_kubeconfig   (test/fuzz/fuzz.mk; test/fuzz/run.sh)
  *   build/x/fuzz/fuzz_k8s_kubeconfig -max_total_time=20 corpus/ test/data/k8s_config
  */
 #include <assert.h>

@@ -5,7 +5,7 @@
  * give the same transcript (events with their resourceVersions, then errors) however
  * the stream is chunked — the property the informer relies on.
  *
- *   make BUILD=build/x fuzz-k8s        (builds and runs both lib/k8s harnesses)
+ *   make BUILD=build/x fuzz FUZZERS=k8s_watch   (test/fuzz/fuzz.mk; test/fuzz/run.sh)
  *   build/x/fuzz/fuzz_k8s_watch -max_total_time=20 corpus/ test/data/k8s_watch
  */
 #include <assert.h>

@@ -2,10 +2,8 @@
  * libFuzzer harness for lib/valkey/info: vk_info_parse and vk_info_get over arbitrary
  * bytes must never crash, read out of bounds or break the struct's invariants.
  *
- *   clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -I. \
- *     test/fuzz/fuzz_vk_info.c lib/valkey/info.c lib/engine/engine.c lib/err.c lib/alloc.c \
- *     $(pkg-config --libs jansson) -o build/fuzz_vk_info
- *   build/fuzz_vk_info -max_total_time=30 test/data/valkey/   # the golden files as seeds
+ *   make BUILD=build/x fuzz FUZZERS=vk_info FUZZ_SECONDS=30   (test/fuzz/fuzz.mk)
+ * Seeds: the INFO golden files of test/data/valkey.
  */
 #include <assert.h>
 #include <stddef.h>
