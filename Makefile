@@ -41,7 +41,7 @@ LDFLAGS += -pie -Wl,-z,relro,-z,now
 LDFLAGS += -Wl,--disable-new-dtags,-rpath,'$$ORIGIN/lib'
 LDLIBS  += $(PKG_LIBS) -lpthread -lm
 
-LIB_SRC  := $(sort $(wildcard lib/*.c lib/engine/*.c lib/k8s/*.c lib/valkey/*.c))
+LIB_SRC  := $(sort $(wildcard lib/*.c lib/engine/*.c lib/k8s/*.c lib/objstore/*.c lib/valkey/*.c))
 API_SRC  := $(sort $(wildcard api/*.c))
 CTRL_SRC := $(sort $(wildcard controller/*.c))
 INST_SRC := $(sort $(wildcard instance/*.c))
@@ -56,7 +56,7 @@ UNIT_HELPER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(UNIT_SRC),$(wildca
 TEST_BINS := $(UNIT_BIN)
 # Fragments of test tools that live beside their sources (node agent, integration tests).
 include $(sort $(wildcard test/*/*.mk test/integration/*/*.mk))
-HEADERS  := $(sort $(wildcard lib/*.h lib/engine/*.h lib/k8s/*.h lib/valkey/*.h api/*.h controller/*.h instance/*.h))
+HEADERS  := $(sort $(wildcard lib/*.h lib/engine/*.h lib/k8s/*.h lib/objstore/*.h lib/valkey/*.h api/*.h controller/*.h instance/*.h))
 
 .PHONY: all help deps test unit asan valgrind vg-run lint fmt fmt-check hdr-check clean demo \
 	env-build env-up env-down integration bench chaos fuzz image
