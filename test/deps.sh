@@ -15,6 +15,10 @@ packages=(
   clang clang-tidy clang-format cppcheck valgrind gdb libclang-rt-14-dev
 )
 backports=(valkey-server valkey-tools valkey-sentinel)
+# Azurite (test/env/storage.sh, the Azure Blob emulator) is installed with npm. A Node.js
+# that brings its own npm (a vendor's nodejs package, as on our machine image: Node 20) is
+# kept; otherwise Debian's nodejs 18 and npm 9.
+command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

@@ -3,6 +3,8 @@
 # kube-scheduler, kubectl) from the official Go modules pinned in tools/go.mod, once per
 # version, into a cache outside the repository. A second run with the binaries present
 # only prints where they are. Prints the cache's bin directory on its last line.
+# First the object storage servers (storage.sh build: versitygw with go-tool.sh, Azurite
+# with npm), each cached by version too.
 #
 # Env: REDIS_OPERATOR_CACHE (default ~/.cache/redis-operator), ENV_BUILD_JOBS (go -p, default nproc).
 set -euo pipefail
@@ -12,6 +14,7 @@ cache=${REDIS_OPERATOR_CACHE:-$HOME/.cache/redis-operator}
 bin="$cache/k8s/$K8S_VERSION-etcd-$ETCD_VERSION/bin"
 tools="etcd kube-apiserver kube-controller-manager kube-scheduler kubectl"
 
+bash "$here/storage.sh" build
 have_all() { for t in $tools; do [ -x "$bin/$t" ] || return 1; done; }
 if have_all; then echo "$bin"; exit 0; fi
 

@@ -3,6 +3,8 @@
 #   network namespaces (node agent, 10.240.x.y) reach it; the host reaches it too.
 #   etcd 127.0.0.1:23790 (client) / :23800 (peer), tmpfs data dir, no fsync.
 #   kube-controller-manager 127.0.0.1:10257, kube-scheduler 127.0.0.1:10259.
+#   Object storage (storage.sh), on the bridge address so that pods reach it:
+#   versitygw (S3) :7070, Azurite (Azure Blob) :10000.
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 . "$here/versions.env"
@@ -18,6 +20,8 @@ KUBECONFIG_ADMIN="$ENV_DIR/kubeconfig"
 CACHE=${REDIS_OPERATOR_CACHE:-$HOME/.cache/redis-operator}
 ENV_BIN="$CACHE/k8s/$K8S_VERSION-etcd-$ETCD_VERSION/bin"
 ENV_COMPONENTS="etcd kube-apiserver kube-controller-manager kube-scheduler"
+ENV_S3_PORT=${ENV_S3_PORT:-7070}
+ENV_AZURE_PORT=${ENV_AZURE_PORT:-10000}
 
 log() { echo "env: $*" >&2; }
 die() { echo "env: $*" >&2; exit 1; }

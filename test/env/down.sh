@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # `make env-down`: stops exactly what env-up started (by pid file), newest first, and
-# removes its state (etcd tmpfs dir, pid files, the bridge if env-up created it).
+# removes its state (etcd tmpfs dir, pid files, the bridge if env-up created it), and
+# the object storage (storage.sh down: its servers, their data and build/env/*.env).
 # Certificates are kept so that a restarted environment keeps its CA. --quiet: no summary.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 stopped=0
+bash "$here/storage.sh" down
 for c in nodeagent kube-scheduler kube-controller-manager kube-apiserver etcd; do
   f="$ENV_DIR/$c.pid"
   [ -f "$f" ] || continue

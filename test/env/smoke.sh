@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Smoke checks of a running local control plane: readyz, the default namespace, a CRD
 # applied and Established, an object created and read back, a watch event seen, and the
-# garbage collector deleting an owned ConfigMap when its owner is deleted.
-# Prints one line per check; records "passed failed" in $RESULTS/env-smoke.counts.
+# garbage collector deleting an owned ConfigMap when its owner is deleted. Then the object
+# storage's own checks (storage-smoke.sh: S3 and Azure Blob from the host and from a pod).
+# Prints one line per check; records "passed failed" in $RESULTS/env-smoke.counts (and
+# env-storage.counts).
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 . "$repo/test/lib.sh"
@@ -84,4 +86,6 @@ check "watch sees MODIFIED" watch_event
 check "garbage collector deletes owned ConfigMap" garbage_collection
 kctl delete namespace "$ns" --wait=false >/dev/null 2>&1
 kctl delete crd widgets.smoke.redis-operator.test --timeout 30s >/dev/null 2>&1
-counts_write env-smoke
+counts_write env-smoke; rc=$?
+bash "$here/storage-smoke.sh" || rc=1
+exit $rc

@@ -6,6 +6,9 @@
 # Then starts the node agent ($NODEAGENT_BIN, default build/nodeagent: the kubelet of
 # ENV_NODES Nodes ro-node-1..N, default 1) and waits until its Nodes are Ready and no
 # longer tainted not-ready; an environment found up without its agent gets one.
+# And the object storage for backup tests (storage.sh up: versitygw for S3, Azurite for
+# Azure Blob, on the bridge address; build/env/s3.env and azure.env), also when the
+# control plane was up already.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 NODEAGENT_BIN=${NODEAGENT_BIN:-$repo/build/nodeagent}
@@ -48,6 +51,7 @@ if all_alive && api_ready; then
     nodes_ready || { tail -20 "$ENV_DIR/logs/nodeagent.log" >&2; die "nodeagent: Nodes not Ready"; }
     log "node agent started: $ENV_NODES node(s) Ready"
   fi
+  bash "$here/storage.sh" up
   log "already up (kubeconfig: $KUBECONFIG_ADMIN)"
   exit 0
 fi
@@ -65,6 +69,9 @@ fi
 ip link set "$ENV_BRIDGE" up
 bash "$here/certs.sh"
 pki="$ENV_DIR/pki"
+# The object storage starts meanwhile (Azurite takes seconds); waited for at the end.
+bash "$here/storage.sh" up &
+storage_pid=$!
 
 
 mkdir -p "$ENV_ETCD_DATA"
@@ -95,5 +102,6 @@ wait_for kube-controller-manager 30 curl -sfk --max-time 1 https://127.0.0.1:102
 wait_for kube-scheduler 30 curl -sfk --max-time 1 https://127.0.0.1:10259/healthz -o /dev/null
 start_nodeagent
 wait_for nodeagent 30 nodes_ready
+wait "$storage_pid" || die "the object storage did not come up (logs/versitygw.log, logs/azurite.log)"
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-log "up in $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s: Kubernetes $K8S_VERSION at https://$ENV_HOST_IP:$ENV_API_PORT, $ENV_NODES node(s) Ready (kubeconfig: $KUBECONFIG_ADMIN)"
+log "up in $((ms / 1000)).$(printf '%03d' $((ms % 1000)))s: Kubernetes $K8S_VERSION at https://$ENV_HOST_IP:$ENV_API_PORT, $ENV_NODES node(s) Ready, S3 and Azure Blob up (kubeconfig: $KUBECONFIG_ADMIN)"
