@@ -97,8 +97,7 @@ struct ctl_metrics {
 /* What the controller remembers between reconciles of one cluster (never needed for
  * correctness: a restarted controller starts afresh). */
 struct ctl_memo {
-	char lease_rv[K8S_RV_MAX + 1];
-	int64_t lease_seen_mono; /* when lease_rv was first seen */
+	struct k8s_lease_seen lease_seen; /* the primary Lease's expiry clock (lib/k8s/lease.h) */
 	int64_t status_written_mono;
 	int64_t roles_epoch_mono; /* the last action that changed roles (ctl_view) */
 	char auth_rv[K8S_RV_MAX + 1];

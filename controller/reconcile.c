@@ -8,7 +8,8 @@
  *
  * The only state kept between reconciles (ctl->memos) is what the API cannot tell: when
  * the primary Lease's record was first seen unchanged (to judge its expiry on our own
- * clock, as client-go does) and when the status was last written.
+ * clock by lib/k8s/lease.h's rule, as client-go does) and when the status was last
+ * written.
  */
 #include <errno.h>
 #include <openssl/evp.h>
@@ -207,12 +208,22 @@ static void fill_pvcs(struct gathered *g, struct ctl_view *v)
 
 /* --- the primary Lease ---------------------------------------------------------------- */
 
+/*
+ * The primary Lease as the controller judges it: by the one rule of lib/k8s/lease.h
+ * (k8s_lease_judge), the same the candidates' managers follow, from when this controller
+ * first saw the record in its current form. It observes at the reconcile (now), which
+ * comes after the watch event that carried the record: its expiry is never earlier than
+ * a candidate's that received the same record.
+ */
 static void lease_state(struct ctl *c, const char *key, json_t *lease, struct ctl_lease *out,
                         int64_t now)
 {
+	static const enum ctl_lease_state states[] = {
+		[K8S_LEASE_RECORD_FREE] = CTL_LEASE_RELEASED,
+		[K8S_LEASE_RECORD_VALID] = CTL_LEASE_HELD,
+		[K8S_LEASE_RECORD_EXPIRED] = CTL_LEASE_EXPIRED,
+	};
 	const char *holder = ctl_json_str(lease, "spec.holderIdentity");
-	const char *rv = ctl_json_str(lease, "metadata.resourceVersion");
-	json_t *dur = jsonx_get(lease, "spec.leaseDurationSeconds");
 	json_t *tr = jsonx_get(lease, "spec.leaseTransitions");
 	struct ctl_memo *m;
 
@@ -221,33 +232,22 @@ static void lease_state(struct ctl *c, const char *key, json_t *lease, struct ct
 		return;
 	out->ever_acquired = jsonx_get(lease, "spec.acquireTime") || json_integer_value(tr) > 0;
 	snprintf(out->holder, sizeof(out->holder), "%s", holder ? holder : "");
-	if (!holder || !*holder) {
-		out->state = CTL_LEASE_RELEASED;
-		return;
-	}
 	pthread_mutex_lock(&c->mu);
 	m = memo(c, key);
-	if (strcmp(m->lease_rv, rv ? rv : "") != 0) {
-		snprintf(m->lease_rv, sizeof(m->lease_rv), "%s", rv ? rv : "");
-		m->lease_seen_mono = now;
-	}
-	out->state = now - m->lease_seen_mono >= json_integer_value(dur) * 1000 ? CTL_LEASE_EXPIRED
-	                                                                        : CTL_LEASE_HELD;
+	(void)k8s_lease_seen_update(&m->lease_seen, lease, now);
+	out->state = states[k8s_lease_judge(lease, m->lease_seen.since_ms, now, NULL)];
 	pthread_mutex_unlock(&c->mu);
 }
 
-/* When the held Lease would expire if nothing renews it (ms from now), or -1. */
+/* When the held Lease would expire if nothing renews it (ms from now). */
 static int64_t lease_expiry_in(struct ctl *c, const char *key, json_t *lease, int64_t now)
 {
-	json_t *dur = jsonx_get(lease, "spec.leaseDurationSeconds");
-	struct ctl_memo *m;
-	int64_t left;
+	int64_t expires;
 
 	pthread_mutex_lock(&c->mu);
-	m = memo(c, key);
-	left = m->lease_seen_mono + json_integer_value(dur) * 1000 - now;
+	(void)k8s_lease_judge(lease, memo(c, key)->lease_seen.since_ms, now, &expires);
 	pthread_mutex_unlock(&c->mu);
-	return left;
+	return expires - now;
 }
 
 /* --- the auth Secret -------------------------------------------------------------------- */

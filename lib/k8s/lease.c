@@ -2,8 +2,8 @@
  * k8s/lease: Lease-based leader election (see lease.h).
  *
  * State: `cached` is the Lease as we last read or wrote it (driving thread only);
- * `obs_sig`/`observed_ms` say since when the record looked the way it does (for expiry
- * by our own monotonic clock). `valid_until` (atomic) is the single truth for "we
+ * `seen` says since when the record looked the way it does (for expiry by our own
+ * monotonic clock: k8s_lease_seen_update, k8s_lease_judge). `valid_until` (atomic) is the single truth for "we
  * lead": 0 when not. `reported` is what on_change last said; it changes only in
  * sync_state, under tr_lock, re-reading valid_until there, so the driver and the
  * watchdog can never report out of order. `info_lock` guards holder/transitions for
@@ -22,7 +22,6 @@
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
 
-#define SIG_MAX             (K8S_LEASE_IDENTITY_MAX + 64 + 128 + 8) /* holder|renewTime|rv */
 #define DURATION_S_MAX      (365 * 24 * 3600)
 #define RELEASED_DURATION_S 1 /* what client-go writes on release */
 
@@ -31,8 +30,7 @@ struct k8s_lease {
 	struct k8s_lease_opts o;
 	char *name, *ns, *identity;
 	json_t *cached;
-	char obs_sig[SIG_MAX];
-	int64_t observed_ms;
+	struct k8s_lease_seen seen;
 	int64_t wait_until; /* WAIT: when the observed record expires */
 	_Atomic int64_t valid_until;
 	pthread_mutex_t tr_lock;
@@ -136,37 +134,54 @@ static bool held_by(json_t *lease, const char *identity)
 	return h && strcmp(h, identity) == 0;
 }
 
-enum k8s_lease_action k8s_lease_decide(json_t *lease, const char *identity, int64_t observed_ms,
-                                       int64_t now, int64_t *expires_ms)
+bool k8s_lease_seen_update(struct k8s_lease_seen *seen, json_t *rec, int64_t received_ms)
 {
-	const char *holder = spec_str(lease, "holderIdentity");
-	int64_t expires = observed_ms + spec_int(lease, "leaseDurationSeconds") * 1000;
+	const char *holder = spec_str(rec, "holderIdentity");
+	const char *renew = spec_str(rec, "renewTime");
+	const char *rv = json_string_value(jsonx_get(rec, "metadata.resourceVersion"));
+	char sig[K8S_LEASE_SEEN_SIG_MAX];
+
+	snprintf(sig, sizeof(sig), "%.128s|%.63s|%.128s", holder ? holder : "", renew ? renew : "",
+	         rv ? rv : "");
+	if (strcmp(sig, seen->sig) == 0)
+		return false;
+	memcpy(seen->sig, sig, sizeof(sig));
+	seen->since_ms = received_ms;
+	return true;
+}
+
+enum k8s_lease_record k8s_lease_judge(json_t *rec, int64_t observed_ms, int64_t now,
+                                      int64_t *expires_ms)
+{
+	const char *holder = spec_str(rec, "holderIdentity");
+	int64_t expires = observed_ms + spec_int(rec, "leaseDurationSeconds") * 1000;
 
 	if (expires_ms)
 		*expires_ms = expires;
 	if (!holder || !holder[0])
+		return K8S_LEASE_RECORD_FREE;
+	return now >= expires ? K8S_LEASE_RECORD_EXPIRED : K8S_LEASE_RECORD_VALID;
+}
+
+enum k8s_lease_action k8s_lease_decide(json_t *lease, const char *identity, int64_t observed_ms,
+                                       int64_t now, int64_t *expires_ms)
+{
+	enum k8s_lease_record r = k8s_lease_judge(lease, observed_ms, now, expires_ms);
+
+	if (r == K8S_LEASE_RECORD_FREE)
 		return K8S_LEASE_TAKEOVER;
-	if (strcmp(holder, identity) == 0)
+	if (held_by(lease, identity))
 		return K8S_LEASE_RENEW;
-	return now >= expires ? K8S_LEASE_TAKEOVER : K8S_LEASE_WAIT;
+	return r == K8S_LEASE_RECORD_EXPIRED ? K8S_LEASE_TAKEOVER : K8S_LEASE_WAIT;
 }
 
 /* Remembers obj, just received, as the latest record; restarts the expiry clock when it
  * changed, at the time of receipt (lease.h: the fence margin). */
 static void observe(struct k8s_lease *l, json_t *obj)
 {
-	int64_t received = clock_now_mono(l->o.clock);
 	const char *holder = spec_str(obj, "holderIdentity");
-	const char *renew = spec_str(obj, "renewTime");
-	const char *rv = json_string_value(jsonx_get(obj, "metadata.resourceVersion"));
-	char sig[SIG_MAX];
 
-	snprintf(sig, sizeof(sig), "%.128s|%.63s|%.128s", holder ? holder : "", renew ? renew : "",
-	         rv ? rv : "");
-	if (strcmp(sig, l->obs_sig) != 0) {
-		memcpy(l->obs_sig, sig, sizeof(sig));
-		l->observed_ms = received;
-	}
+	(void)k8s_lease_seen_update(&l->seen, obj, clock_now_mono(l->o.clock));
 	json_decref(l->cached);
 	l->cached = json_incref(obj);
 	pthread_mutex_lock(&l->info_lock);
@@ -324,7 +339,7 @@ static int read_and_act(struct k8s_lease *l, struct err *e)
 	if (rc)
 		return rc;
 	observe(l, cur);
-	act = k8s_lease_decide(cur, l->identity, l->observed_ms, clock_now_mono(l->o.clock),
+	act = k8s_lease_decide(cur, l->identity, l->seen.since_ms, clock_now_mono(l->o.clock),
 	                       &l->wait_until);
 	if (act == K8S_LEASE_WAIT) {
 		json_decref(cur);

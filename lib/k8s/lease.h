@@ -18,11 +18,13 @@
  * takes it over when its holder is empty (released: the fast path, no waiting) or the
  * record expired. Expiry is judged as client-go does, without trusting other clocks:
  * the record (holder, renewTime, resourceVersion) must stay unchanged for
- * leaseDurationSeconds of OUR monotonic clock since we first saw it that way. That
- * clock starts when the reply carrying the record was RECEIVED (read from opts.clock
- * after the request), never at the step's `now`: a GET sent at t0 and answered 3 s
- * later may carry a renewal written at t0 + 2.9 s, and a clock started at t0 would let
- * this candidate take over 2.9 s early, eating the holder's fence margin.
+ * leaseDurationSeconds of OUR monotonic clock since we first saw it that way
+ * (k8s_lease_seen_update, k8s_lease_judge: the one rule, which the controller uses too).
+ * That clock starts when the reply carrying the record was RECEIVED (read from
+ * opts.clock after the request), never at the step's `now`, and never at renewTime
+ * (another machine's wall clock): a GET sent at t0 and answered 3 s later may carry a
+ * renewal written at t0 + 2.9 s, and a clock started at t0 would let this candidate
+ * take over 2.9 s early, eating the holder's fence margin.
  * A candidate may call k8s_lease_observe every retry period to start that clock early.
  * Renew writes the cached Lease back with its resourceVersion (optimistic
  * concurrency, one PUT per renew, no GET); a 409 re-reads it: if someone else holds it
@@ -138,6 +140,40 @@ int k8s_lease_start(struct k8s_lease *l, struct err *e);
  * release request runs on the caller's thread. Idempotent. */
 void k8s_lease_stop(struct k8s_lease *l, bool release);
 
+/* ---- the expiry rule (pure; the controller judges the primary Lease with it too) ------- */
+
+#define K8S_LEASE_SEEN_SIG_MAX (K8S_LEASE_IDENTITY_MAX + 64 + 128 + 8) /* holder|renew|rv */
+
+/* Since when a Lease record has looked the way it does: its expiry clock. Zeroed: none
+ * seen yet. Owned by the caller; one per Lease it watches. */
+struct k8s_lease_seen {
+	char sig[K8S_LEASE_SEEN_SIG_MAX];
+	int64_t since_ms; /* local monotonic ms: when the record was received in this form */
+};
+
+/*
+ * The record rec (borrowed) was received at received_ms (local monotonic, read after
+ * the reply arrived): when it differs from the last one seen (holderIdentity, renewTime
+ * or resourceVersion), the expiry clock restarts at received_ms. True when it changed.
+ */
+bool k8s_lease_seen_update(struct k8s_lease_seen *seen, json_t *rec, int64_t received_ms);
+
+/* What a record says about its holder at monotonic now. */
+enum k8s_lease_record {
+	K8S_LEASE_RECORD_FREE,    /* no holderIdentity: released (or never taken) */
+	K8S_LEASE_RECORD_VALID,   /* a holder, unchanged for less than leaseDurationSeconds */
+	K8S_LEASE_RECORD_EXPIRED, /* a holder, unchanged for a whole leaseDurationSeconds */
+};
+
+/*
+ * Judges rec (borrowed) at now, the record having looked this way since observed_ms
+ * (k8s_lease_seen.since_ms): expired once now >= observed_ms + leaseDurationSeconds
+ * (clamped to 0..1 year; missing or not an integer: 0, expired at once). *expires_ms
+ * (may be NULL) receives that instant, whatever the answer.
+ */
+enum k8s_lease_record k8s_lease_judge(json_t *rec, int64_t observed_ms, int64_t now,
+                                      int64_t *expires_ms);
+
 /* ---- pure parts, exposed for tests -------------------------------------------------- */
 
 /* What a step decides to do with the record it read. */
@@ -149,8 +185,9 @@ enum k8s_lease_action {
 
 /*
  * Decides from a Lease object (borrowed) for identity at monotonic now, given when the
- * record was first observed in its current form (observed_ms). *expires_ms (may be
- * NULL) receives when the record would expire (for WAIT).
+ * record was first observed in its current form (observed_ms): k8s_lease_judge, then
+ * ours or not. *expires_ms (may be NULL) receives when the record would expire (for
+ * WAIT).
  */
 enum k8s_lease_action k8s_lease_decide(json_t *lease, const char *identity, int64_t observed_ms,
                                        int64_t now, int64_t *expires_ms);

@@ -69,6 +69,81 @@ START_TEST(test_decide_no_spec)
 }
 END_TEST
 
+/* ---- the expiry rule (k8s_lease_judge, k8s_lease_seen_update) ------------------------------- */
+
+/* The rule the candidates and the controller share: a holder's record expires a whole
+ * leaseDurationSeconds after it was OBSERVED in its current form, by the local clock. */
+static const struct {
+	const char *spec;
+	int64_t observed, now;
+	enum k8s_lease_record want;
+	int64_t expires;
+} judge_cases[] = {
+	{ "{}", 5, 5, K8S_LEASE_RECORD_FREE, 5 },
+	{ "{\"holderIdentity\":\"\",\"leaseDurationSeconds\":10}", 0, 0, K8S_LEASE_RECORD_FREE,
+	  10000 },
+	{ "{\"holderIdentity\":\"a\",\"leaseDurationSeconds\":10}", 1000, 10999,
+	  K8S_LEASE_RECORD_VALID, 11000 },
+	{ "{\"holderIdentity\":\"a\",\"leaseDurationSeconds\":10}", 1000, 11000,
+	  K8S_LEASE_RECORD_EXPIRED, 11000 },
+	/* renewTime is another machine's wall clock: it plays no part */
+	{ "{\"holderIdentity\":\"a\",\"leaseDurationSeconds\":10,"
+	  "\"renewTime\":\"2000-01-01T00:00:00.000000Z\"}",
+	  1000, 2000, K8S_LEASE_RECORD_VALID, 11000 },
+	{ "{\"holderIdentity\":\"a\",\"leaseDurationSeconds\":\"10\"}", 1000, 1000,
+	  K8S_LEASE_RECORD_EXPIRED, 1000 },
+	{ "{\"holderIdentity\":\"a\",\"leaseDurationSeconds\":-3}", 1000, 1000,
+	  K8S_LEASE_RECORD_EXPIRED, 1000 },
+	{ "{\"holderIdentity\":\"a\",\"leaseDurationSeconds\":99999999999}", 0,
+	  365LL * 24 * 3600 * 1000 - 1, K8S_LEASE_RECORD_VALID, 365LL * 24 * 3600 * 1000 },
+};
+
+START_TEST(test_judge)
+{
+	json_t *rec = json_pack("{s:o}", "spec", json_loads(judge_cases[_i].spec, 0, NULL));
+	int64_t expires = -1;
+
+	ck_assert_int_eq(
+	        k8s_lease_judge(rec, judge_cases[_i].observed, judge_cases[_i].now, &expires),
+	        judge_cases[_i].want);
+	ck_assert_int_eq(expires, judge_cases[_i].expires);
+	ck_assert_int_eq(k8s_lease_judge(rec, judge_cases[_i].observed, judge_cases[_i].now, NULL),
+	                 judge_cases[_i].want);
+	json_decref(rec);
+}
+END_TEST
+
+static json_t *record(const char *holder, const char *renew, const char *rv)
+{
+	return json_pack("{s:{s:s},s:{s:s,s:s,s:i}}", "metadata", "resourceVersion", rv, "spec",
+	                 "holderIdentity", holder, "renewTime", renew, "leaseDurationSeconds", 10);
+}
+
+/* The clock restarts at the RECEIVE time of a changed record, and only then. */
+START_TEST(test_seen_update)
+{
+	struct k8s_lease_seen seen = { 0 };
+	json_t *r1 = record("a", "2026-11-29T17:41:20.000000Z", "1");
+	json_t *r2 = record("a", "2026-11-29T17:41:21.000000Z", "2");
+	json_t *r3 = record("b", "2026-11-29T17:41:21.000000Z", "2");
+
+	ck_assert(k8s_lease_seen_update(&seen, r1, 100));
+	ck_assert_int_eq(seen.since_ms, 100);
+	ck_assert(!k8s_lease_seen_update(&seen, r1, 5000)); /* the same record again */
+	ck_assert_int_eq(seen.since_ms, 100);
+	ck_assert_int_eq(k8s_lease_judge(r1, seen.since_ms, 10099, NULL), K8S_LEASE_RECORD_VALID);
+	ck_assert_int_eq(k8s_lease_judge(r1, seen.since_ms, 10100, NULL), K8S_LEASE_RECORD_EXPIRED);
+	ck_assert(k8s_lease_seen_update(&seen, r2, 7000)); /* a renewal, received at 7000 */
+	ck_assert_int_eq(seen.since_ms, 7000);
+	ck_assert_int_eq(k8s_lease_judge(r2, seen.since_ms, 16999, NULL), K8S_LEASE_RECORD_VALID);
+	ck_assert(k8s_lease_seen_update(&seen, r3, 8000)); /* another holder, same rv: changed */
+	ck_assert_int_eq(seen.since_ms, 8000);
+	json_decref(r1);
+	json_decref(r2);
+	json_decref(r3);
+}
+END_TEST
+
 /* ---- options ------------------------------------------------------------------------------ */
 
 static const struct k8s_lease_opts bad_opts[] = {
@@ -681,6 +756,8 @@ static Suite *make_suite(void)
 	log_configure(LOG_LEVEL_ERROR, LOG_FORMAT_LOGFMT, NULL, NULL);
 	tcase_add_loop_test(tp, test_decide, 0, ARRAY_LEN(decide_cases));
 	tcase_add_test(tp, test_decide_no_spec);
+	tcase_add_loop_test(tp, test_judge, 0, ARRAY_LEN(judge_cases));
+	tcase_add_test(tp, test_seen_update);
 	tcase_add_loop_test(tp, test_bad_opts, 0, ARRAY_LEN(bad_opts));
 	tcase_add_test(tp, test_identity_too_long);
 	suite_add_tcase(s, tp);
