@@ -283,13 +283,22 @@ static int do_failover_status(struct ctl *c, const struct ctl_view *v, const str
 	return rc;
 }
 
-int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
+/* The action refused with "not yet" by an instance that the plan may simply wait for. */
+static bool not_yet(const struct ctl_action *a, int rc)
+{
+	return a->busy_retry_ms > 0 && (rc == -EBUSY || rc == -EAGAIN);
+}
+
+int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p,
+              int64_t *not_yet_ms)
 {
 	struct err e = { 0 };
 	int64_t fo_ms = 0;
 	int rc = 0, optional_rc = 0;
+	bool stopped = false;
 
-	for (size_t i = 0; i < p->n && !rc; i++) {
+	*not_yet_ms = 0;
+	for (size_t i = 0; i < p->n && !stopped; i++) {
 		const struct ctl_action *a = &p->acts[i];
 		int arc;
 
@@ -309,12 +318,16 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
 			continue;
 		}
 		atomic_fetch_add(&c->metrics.action_errors, 1);
-		if (!a->optional)
-			rc = a->busy_retry_ms > 0 && (arc == -EBUSY || arc == -EAGAIN)
-			             ? (int)a->busy_retry_ms
-			             : arc;
-		else if (!optional_rc)
-			optional_rc = arc;
+		if (a->optional) {
+			if (!optional_rc)
+				optional_rc = arc;
+			continue;
+		}
+		stopped = true;
+		if (not_yet(a, arc))
+			*not_yet_ms = a->busy_retry_ms;
+		else
+			rc = arc;
 	}
 	if (p->status && atomic_load(&c->leading)) {
 		err_clear(&e);
@@ -322,5 +335,7 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p)
 			log_warn("apply", "status update failed", "ns", v->ns, "name", v->name,
 			         "error", e.msg, (char *)NULL);
 	}
+	if (*not_yet_ms)
+		return 0;
 	return rc ? rc : optional_rc;
 }

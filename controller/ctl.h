@@ -152,12 +152,17 @@ void ctl_workers_stop(struct ctl *c);
 int ctl_reconcile(struct ctl *c, const char *key);
 
 /* --- apply.c -------------------------------------------------------------------------- */
-/* Runs the plan's actions in order, then its status. 0; the errno of the first failed
- * non-optional action (or -ECANCELED when leadership was lost); or, when that action
- * was refused with "not yet" (409/503) and has busy_retry_ms, that delay (> 0): the
- * plan waits for something, it did not fail. When only optional actions failed, every
- * action ran and the errno of the first of them is returned (retry with backoff). */
-int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p);
+/*
+ * Runs the plan's actions in order, then its status. Returns 0; the errno of the first
+ * failed non-optional action (the rest did not run); -ECANCELED when leadership was
+ * lost; or, when only optional actions failed (every action ran), the errno of the
+ * first of them (retry with backoff).
+ * *not_yet_ms is 0, or > 0 when the plan stopped at an action with busy_retry_ms that
+ * was refused with "not yet" (409/503): the plan waits for something, it did not fail
+ * (the return is 0 then), and the cluster is to be looked at again after that delay.
+ */
+int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p,
+              int64_t *not_yet_ms);
 
 /* --- instclient.c --------------------------------------------------------------------- */
 /*

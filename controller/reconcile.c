@@ -395,17 +395,16 @@ static void log_plan(const struct ctl_view *v, const struct ctl_plan *p)
 static int run_plan(struct ctl *c, const char *key, struct gathered *g, struct ctl_view *v)
 {
 	struct ctl_plan p;
+	int64_t not_yet_ms;
 	int rc;
 
 	ctl_plan_init(&p);
 	ctl_owner_events(v, &p);
 	ctl_plan_build(v, &p);
 	log_plan(v, &p);
-	rc = ctl_apply(c, v, &p);
-	if (rc > 0) { /* an instance said "not yet": wait, this is no failure */
-		p.requeue_ms = rc;
-		rc = 0;
-	}
+	rc = ctl_apply(c, v, &p, &not_yet_ms);
+	if (not_yet_ms) /* an instance said "not yet": wait, this is no failure */
+		p.requeue_ms = not_yet_ms;
 	if (p.status) {
 		pthread_mutex_lock(&c->mu);
 		memo(c, key)->status_written_mono = v->now_mono_ms;
