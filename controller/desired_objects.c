@@ -9,13 +9,13 @@
  */
 #include "desired.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "controller/rbac.h"
 #include "lib/alloc.h"
+#include "lib/base64.h"
 #include "lib/buf.h"
 #include "lib/k8s/path.h"
 
@@ -222,16 +222,13 @@ json_t *desired_instance_tls_secret(const struct api_redis_cluster *rc)
 	return secret(rc, DESIRED_INSTANCE_TLS, "tls");
 }
 
+/* s base64-encoded as a JSON string; the encoding of a password is wiped. */
 static json_t *b64(const char *s)
 {
-	size_t n = strlen(s);
-	unsigned char *out = xmalloc(4 * ((n + 2) / 3) + 1);
-	json_t *j;
+	char *out = base64_encode(s, strlen(s));
+	json_t *j = json_string(out);
 
-	EVP_EncodeBlock(out, (const unsigned char *)s, (int)n);
-	j = json_string((const char *)out);
-	secure_zero(out, 4 * ((n + 2) / 3) + 1);
-	free(out);
+	free_secret(out);
 	return j;
 }
 

@@ -217,7 +217,7 @@ static void finalize(const struct ctl_view *v, struct plan_state *s, struct ctl_
 	char now[CTL_TIME_MAX];
 	struct ctl_action *a;
 
-	ctl_time_format(v->now_wall_ms, now);
+	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, now);
 	a = ctl_plan_status(p, json_pack("{s:s,s:s,s:n,s:{s:s,s:s,s:s,s:s,s:I}}", "currentPrimary",
 	                                 to->name, "targetPrimary", to->name, "failover",
 	                                 "lastFailover", "time", now, "from", fo->from, "to",
@@ -372,7 +372,7 @@ static bool detect(const struct ctl_view *v, struct plan_state *s, struct ctl_pl
 	snprintf(fo.phase, sizeof(fo.phase), "%s", CTL_FO_FENCING);
 	snprintf(fo.from, sizeof(fo.from), "%s", s->primary);
 	snprintf(fo.reason, sizeof(fo.reason), "primary %s is down: %s", s->primary, why);
-	ctl_time_format(v->now_wall_ms, fo.started_at);
+	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, fo.started_at);
 	fo.started_wall_ms = v->now_wall_ms;
 	status_fo(p, CTL_FO_FENCING, &fo, NULL);
 	ctl_plan_event(p, true, "FailoverStarted", "%s", fo.reason);
@@ -422,7 +422,7 @@ void plan_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_
 	snprintf(fo.from, sizeof(fo.from), "%s", s->primary);
 	snprintf(fo.to, sizeof(fo.to), "%s", target->name);
 	snprintf(fo.reason, sizeof(fo.reason), "%s", reason);
-	ctl_time_format(v->now_wall_ms, fo.started_at);
+	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, fo.started_at);
 	status_fo(p, CTL_FO_SWITCHOVER, &fo, fo.to);
 	ctl_plan_event(p, false, "SwitchoverStarted", "switching over from %s to %s: %s", fo.from,
 	               fo.to, reason);

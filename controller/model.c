@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
@@ -113,7 +112,7 @@ int ctl_failover_read(json_t *cluster, struct ctl_failover *out)
 		copy_str(fo, "to", f.to, sizeof(f.to));
 		copy_str(fo, "reason", f.reason, sizeof(f.reason));
 		copy_str(fo, "startedAt", f.started_at, sizeof(f.started_at));
-		if (ctl_time_parse(f.started_at, &f.started_wall_ms) < 0)
+		if (rfc3339_parse(f.started_at, &f.started_wall_ms) < 0)
 			f.started_wall_ms = 0;
 	}
 	*out = f;
@@ -355,60 +354,4 @@ bool ctl_json_contains(json_t *have, json_t *want)
 const char *ctl_json_str(json_t *root, const char *path)
 {
 	return json_string_value(jsonx_get(root, path));
-}
-
-void ctl_time_format(int64_t wall_ms, char out[CTL_TIME_MAX])
-{
-	time_t t = (time_t)(wall_ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, CTL_TIME_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-static int digits(const char **p, int n, int *out)
-{
-	int v = 0;
-
-	for (int i = 0; i < n; i++, (*p)++) {
-		if (**p < '0' || **p > '9')
-			return -EINVAL;
-		v = v * 10 + (**p - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-static int expect(const char **p, char c)
-{
-	return *(*p)++ == c ? 0 : -EINVAL;
-}
-
-int ctl_time_parse(const char *s, int64_t *wall_ms)
-{
-	struct tm tm = { 0 };
-	int y, mo, d, h, mi, se, frac_ms = 0;
-	const char *p = s;
-
-	if (!s || digits(&p, 4, &y) || expect(&p, '-') || digits(&p, 2, &mo) || expect(&p, '-') ||
-	    digits(&p, 2, &d) || expect(&p, 'T') || digits(&p, 2, &h) || expect(&p, ':') ||
-	    digits(&p, 2, &mi) || expect(&p, ':') || digits(&p, 2, &se))
-		return -EINVAL;
-	if (*p == '.') {
-		int scale = 100;
-
-		for (p++; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac_ms += (*p - '0') * scale;
-	}
-	if (strcmp(p, "Z") != 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
-	    se > 60)
-		return -EINVAL;
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = se;
-	*wall_ms = (int64_t)timegm(&tm) * 1000 + frac_ms;
-	return 0;
 }

@@ -23,6 +23,7 @@
 #include "api/rediscluster.h"
 #include "lib/err.h"
 #include "lib/k8s/path.h"
+#include "lib/rfc3339.h"
 
 /* Labels and annotations the controller owns (DESIGN.md §3). */
 #define CTL_LABEL_MANAGED_BY  "app.kubernetes.io/managed-by"
@@ -53,7 +54,7 @@
 #define CTL_REPLID_MAX 48
 #define CTL_WORD_MAX   24
 #define CTL_MSG_MAX    256
-#define CTL_TIME_MAX   32
+#define CTL_TIME_MAX   RFC3339_MAX
 
 /* --- an instance manager's /v1/status, as last polled ------------------------------ */
 
@@ -316,9 +317,5 @@ json_t *ctl_plan_dump(const struct ctl_plan *p);
 bool ctl_json_contains(json_t *have, json_t *want);
 /* Borrowed string at path, or NULL. */
 const char *ctl_json_str(json_t *root, const char *path);
-/* RFC 3339 (seconds) of wall ms into out. */
-void ctl_time_format(int64_t wall_ms, char out[CTL_TIME_MAX]);
-/* Parses RFC 3339 ("2026-11-29T17:41:23Z", fractions allowed) to wall ms; 0, -EINVAL. */
-int ctl_time_parse(const char *s, int64_t *wall_ms);
 
 #endif

@@ -9,7 +9,6 @@
 #include "pki.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "controller/desired.h"
 #include "controller/model.h"
 #include "lib/alloc.h"
+#include "lib/base64.h"
 #include "lib/jsonx.h"
 #include "lib/x509.h"
 
@@ -33,27 +33,21 @@ static void where(json_t *secret, char *out, size_t len)
 	                                               : "?");
 }
 
-/* Standard base64 with padding, no whitespace (what the API server writes). NULL: bad. */
-static char *b64_decode(const char *s)
+/* The text data[key] encodes (lib/base64: what the API server writes). NULL: empty, over
+ * B64_MAX, not base64, or holding a NUL (not PEM text). */
+static char *decode_text(const char *s)
 {
-	size_t n = strlen(s);
-	unsigned char *out;
-	int len;
+	size_t n = strlen(s), len;
+	char *out;
 
-	if (n == 0 || n % 4 || n > B64_MAX)
+	if (n == 0 || n > B64_MAX || base64_decode(s, n, 0, &out, &len) < 0)
 		return NULL;
-	out = xmalloc(n + 1);
-	len = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
-	for (size_t i = n; len > 0 && i > 0 && s[i - 1] == '='; i--)
-		len--; /* EVP_DecodeBlock counts the padding as zero bytes */
-	if (len >= 0)
-		out[len] = '\0';
-	if (len < 0 || strlen((char *)out) != (size_t)len) { /* NUL inside: not PEM text */
-		secure_zero(out, n + 1);
+	if (strlen(out) != len) {
+		secure_zero(out, len);
 		free(out);
 		return NULL;
 	}
-	return (char *)out;
+	return out;
 }
 
 /* The text of key in secret (data base64, else stringData) into *out (free_secret it). */
@@ -70,7 +64,7 @@ static int value(json_t *secret, const char *key, char **out, struct err *e)
 	where(secret, w, sizeof(w));
 	if (!b64)
 		return err_set(e, -EINVAL, "%s: key %s: missing", w, key);
-	if (!(*out = b64_decode(b64)))
+	if (!(*out = decode_text(b64)))
 		return err_set(e, -EINVAL, "%s: key %s: not base64 text", w, key);
 	return 0;
 }

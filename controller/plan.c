@@ -274,7 +274,7 @@ static bool step_choose_primary(const struct ctl_view *v, struct plan_state *s, 
 	         best ? best : 1);
 	s->primary = s->primary_buf;
 	s->primary_pod = ctl_view_pod(v, s->primary);
-	ctl_time_format(v->now_wall_ms, now);
+	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, now);
 	/* Before the pod exists: its instance manager boots as primary only because of this. */
 	ctl_plan_status(p, json_pack("{s:s,s:s}", "currentPrimary", s->primary, "targetPrimary",
 	                             s->primary));
@@ -834,7 +834,7 @@ static void restart_primary(const struct ctl_view *v, struct plan_state *s, stru
 {
 	char now[CTL_TIME_MAX];
 
-	ctl_time_format(v->now_wall_ms, now);
+	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, now);
 	ctl_plan_status(p, json_pack("{s:o}", "failover",
 	                             plan_failover_json(CTL_FO_RESTART, s->primary, s->primary,
 	                                                "rolling update", now)));

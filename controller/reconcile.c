@@ -12,7 +12,6 @@
  * written.
  */
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "controller/owner.h"
 #include "controller/plan.h"
 #include "lib/alloc.h"
+#include "lib/base64.h"
 #include "lib/clock.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
@@ -252,26 +252,16 @@ static int64_t lease_expiry_in(struct ctl *c, const char *key, json_t *lease, in
 
 /* --- the auth Secret -------------------------------------------------------------------- */
 
+/* The password data.password encodes (lib/base64); NULL: empty, over PASSWORD_MAX or
+ * not base64. */
 static char *b64_decode(const char *s)
 {
-	size_t n = strlen(s);
-	unsigned char *out;
-	int len;
+	size_t n = strlen(s), len;
+	char *out;
 
-	if (n == 0 || n % 4 || n > PASSWORD_MAX)
+	if (n == 0 || n > PASSWORD_MAX || base64_decode(s, n, 0, &out, &len) < 0)
 		return NULL;
-	out = xmalloc(n + 1);
-	len = EVP_DecodeBlock(out, (const unsigned char *)s, (int)n);
-	if (len < 0) {
-		free(out);
-		return NULL;
-	}
-	while (len > 0 && n >= 1 && s[n - 1] == '=') { /* EVP_DecodeBlock counts padding */
-		len--;
-		n--;
-	}
-	out[len] = '\0';
-	return (char *)out;
+	return out;
 }
 
 static void auth_secret(struct ctl *c, struct gathered *g, struct ctl_view *v)

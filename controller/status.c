@@ -47,7 +47,7 @@ static json_t *instance_json(const struct ctl_pod *pod, const struct plan_state 
 	if (ctl_inst_ok(i) && i->link[0])
 		json_object_set_new(j, "link", json_string(i->link));
 	if (i->seen) {
-		ctl_time_format(i->last_ok_wall, t);
+		rfc3339_format(i->last_ok_wall, RFC3339_SECONDS, t);
 		json_object_set_new(j, "lastSeen", json_string(t));
 	}
 	if (!ctl_inst_ok(i))
@@ -91,7 +91,7 @@ static json_t *condition(const struct ctl_view *v, const char *type, bool status
 	const char *since = ctl_json_str(old, "lastTransitionTime");
 	char now[CTL_TIME_MAX];
 
-	ctl_time_format(v->now_wall_ms, now);
+	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, now);
 	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:I}", "type", type, "status", st, "reason", reason,
 	                 "message", message, "lastTransitionTime",
 	                 was && since && strcmp(was, st) == 0 ? since : now, "observedGeneration",
@@ -142,9 +142,9 @@ static void gather(const struct ctl_view *v, const struct plan_state *s, struct 
 	               f->pods == f->ready && !v->fo.active;
 	if (old &&
 	    strcmp(ctl_json_str(old, "status") ? ctl_json_str(old, "status") : "", "False") == 0 &&
-	    since && ctl_time_parse(since, &f->not_ready_since) == 0)
+	    since && rfc3339_parse(since, &f->not_ready_since) == 0)
 		return;
-	if (!old && created && ctl_time_parse(created, &f->not_ready_since) == 0)
+	if (!old && created && rfc3339_parse(created, &f->not_ready_since) == 0)
 		return;
 	f->not_ready_since = v->now_wall_ms;
 }

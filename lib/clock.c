@@ -3,7 +3,6 @@
  */
 #include "clock.h"
 
-#include <stdio.h>
 #include <time.h>
 
 static int64_t read_clock(clockid_t id)
@@ -70,15 +69,4 @@ int clock_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *mu, int64_t until_
 	ts.tv_sec = (time_t)(until_mono_ms / 1000);
 	ts.tv_nsec = (long)(until_mono_ms % 1000) * 1000000;
 	return pthread_cond_timedwait(c, mu, &ts);
-}
-
-void clock_format_rfc3339(int64_t wall_ms, char out[32])
-{
-	time_t secs = (time_t)(wall_ms / 1000);
-	struct tm tm;
-	size_t n;
-
-	gmtime_r(&secs, &tm);
-	n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(out + n, 32 - n, ".%06dZ", (int)(wall_ms % 1000) * 1000);
 }

@@ -41,8 +41,4 @@ void clock_cond_init(pthread_cond_t *c);
  * ETIMEDOUT once the deadline has passed. Spurious wake-ups return 0, as usual. */
 int clock_cond_wait_until(pthread_cond_t *c, pthread_mutex_t *mu, int64_t until_mono_ms);
 
-/* Formats wall ms as RFC 3339 with microseconds ("2026-11-29T17:41:23.123000Z"), as
- * Kubernetes MicroTime wants; out must hold 32 bytes. */
-void clock_format_rfc3339(int64_t wall_ms, char out[32]);
-
 #endif

@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "redact.h"
+#include "rfc3339.h"
 
 #define LOG_LINE_MAX       8192
 #define LOG_DEBUG_LIST_MAX 256
@@ -132,13 +133,10 @@ static void put_field(struct buf *b, const char *key, const char *value)
 static void put_timestamp(struct buf *b)
 {
 	struct timespec ts;
-	struct tm tm;
-	char s[40];
+	char s[RFC3339_MAX];
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(s + strlen(s), sizeof(s) - strlen(s), ".%03ldZ", ts.tv_nsec / 1000000);
+	rfc3339_format((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, RFC3339_MILLIS, s);
 	put_field(b, "ts", s);
 }
 

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "lib/alloc.h"
+#include "lib/base64.h"
 #include "lib/clock.h"
 #include "lib/file.h"
 #include "lib/jsonx.h"
@@ -191,57 +192,7 @@ int k8s_config_in_cluster(const char *sa_dir, struct k8s_config **out, struct er
 	return 0;
 }
 
-/* --- base64 and PEM ----------------------------------------------------------------------- */
-
-static int b64_value(char c)
-{
-	static const char alphabet[] =
-	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char *p = c ? strchr(alphabet, c) : NULL;
-
-	return p ? (int)(p - alphabet) : -1;
-}
-
-/* Standard base64 with padding; whitespace is skipped. *out is NUL-terminated. */
-static int b64_decode(const char *in, char **out, size_t *out_len)
-{
-	size_t n = strlen(in), o = 0, q = 0, pad = 0;
-	char *p = xmalloc(n / 4 * 3 + 4);
-	uint32_t acc = 0;
-	bool done = false;
-	int v;
-
-	for (size_t i = 0; i < n; i++) {
-		if (is_space(in[i]))
-			continue;
-		if (in[i] == '=' && q >= 2) { /* padding: only in the last two places */
-			v = 0;
-			pad++;
-		} else {
-			v = pad ? -1 : b64_value(in[i]);
-		}
-		if (done || v < 0)
-			goto bad;
-		acc = acc << 6 | (uint32_t)v;
-		if (++q < 4)
-			continue;
-		for (size_t k = 0; k < 3 - pad; k++)
-			p[o++] = (char)(acc >> (16 - 8 * k));
-		q = 0;
-		acc = 0;
-		done = pad > 0;
-	}
-	if (q != 0)
-		goto bad;
-	p[o] = '\0';
-	*out = p;
-	*out_len = o;
-	return 0;
-bad:
-	secure_zero(p, n / 4 * 3 + 4); /* may hold part of a key */
-	free(p);
-	return -EINVAL;
-}
+/* --- PEM ------------------------------------------------------------------------------------ */
 
 /* Decodes the base64 string at path into PEM text (*out, or untouched when absent). */
 static int load_pem(json_t *doc, const char *path, char **out, struct err *e)
@@ -253,7 +204,7 @@ static int load_pem(json_t *doc, const char *path, char **out, struct err *e)
 
 	if (r < 0 || !*b64) /* empty counts as absent, as in client-go */
 		return r;
-	if (b64_decode(b64, &pem, &len) < 0)
+	if (base64_decode(b64, strlen(b64), BASE64_SPACE, &pem, &len) < 0)
 		return err_set(e, -EINVAL, "%s: invalid base64", path);
 	if (strlen(pem) != len || !strstr(pem, "-----BEGIN ")) {
 		secure_zero(pem, len);

@@ -22,6 +22,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/log.h"
+#include "lib/rfc3339.h"
 #include "lib/strmap.h"
 
 #define LOG_COMP  "k8s-events"
@@ -336,20 +337,20 @@ int k8s_events_emit(struct k8s_events *ev, const struct k8s_events_ref *regardin
 
 static json_t *series_json(uint64_t count, int64_t last_wall)
 {
-	char ts[32];
+	char ts[RFC3339_MAX];
 
-	clock_format_rfc3339(last_wall, ts);
+	rfc3339_format(last_wall, RFC3339_MICROS, ts);
 	return json_pack("{s:I, s:s}", "count", (json_int_t)count, "lastObservedTime", ts);
 }
 
 static json_t *event_object(struct k8s_events *ev, const struct ev_item *it, uint64_t seq)
 {
-	char ts[32], name[K8S_NAME_MAX + 1];
+	char ts[RFC3339_MAX], name[K8S_NAME_MAX + 1];
 	json_t *note = json_string(it->note);
 	uint64_t suffix = (uint64_t)it->first_wall * 1000000u + seq % 1000000u; /* unique */
 	json_t *obj;
 
-	clock_format_rfc3339(it->first_wall, ts);
+	rfc3339_format(it->first_wall, RFC3339_MICROS, ts);
 	snprintf(name, sizeof(name), "%s.%016" PRIx64, it->name, suffix);
 	obj = json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "apiVersion",
 	                "events.k8s.io/v1", "kind", "Event", "metadata", "name", name, "namespace",

@@ -21,6 +21,7 @@
 
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
+#include "lib/rfc3339.h"
 
 #define DURATION_S_MAX      (365 * 24 * 3600)
 #define RELEASED_DURATION_S 1 /* what client-go writes on release */
@@ -260,7 +261,7 @@ static void spec_set_times(struct k8s_lease *l, json_t *spec, bool acquire)
 {
 	char ts[32];
 
-	clock_format_rfc3339(clock_now_wall(l->o.clock), ts);
+	rfc3339_format(clock_now_wall(l->o.clock), RFC3339_MICROS, ts);
 	json_object_set_new(spec, "renewTime", json_string(ts));
 	if (acquire)
 		json_object_set_new(spec, "acquireTime", json_string(ts));

@@ -169,15 +169,10 @@ struct na_status_in {
 json_t *na_status_build(const struct na_status_in *in, struct na_cond *conds,
                         struct na_ctr_ids *ids, size_t n_ids);
 
-/* Standard base64 (padding required, no whitespace): 0 with a NUL-terminated *out, or
- * -EINVAL. */
-int na_base64_decode(const char *in, size_t len, char **out, size_t *out_len);
 /* The bytes of key in a Secret (is_secret: data is base64) or a ConfigMap (data, else
- * binaryData in base64): 0, -ENOENT (no such key) or -EINVAL (bad base64). */
+ * binaryData in base64; lib/base64, padding required, no whitespace): 0, -ENOENT (no such
+ * key) or -EINVAL (bad base64). */
 int na_source_value(json_t *obj, bool is_secret, const char *key, char **out, size_t *len);
-
-/* "2026-11-29T18:30:20Z" (metav1.Time) into out (32 bytes). */
-void na_time_format(int64_t wall_ms, char out[32]);
 
 /* --- volumes.c -------------------------------------------------------------------------- */
 

@@ -11,6 +11,7 @@
 
 #include "agent.h"
 #include "lib/alloc.h"
+#include "lib/base64.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/jsonx.h"
@@ -32,49 +33,6 @@ static json_t *container_named(json_t *pod, const char *name)
 		}
 	}
 	return NULL;
-}
-
-/* --- base64 ---------------------------------------------------------------------------------- */
-
-static int b64_value(unsigned char c)
-{
-	static const char alphabet[] =
-	        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	const char *p = c ? strchr(alphabet, c) : NULL;
-
-	return p ? (int)(p - alphabet) : -1;
-}
-
-int na_base64_decode(const char *in, size_t len, char **out, size_t *out_len)
-{
-	char *o = xmalloc(len / 4 * 3 + 4);
-	size_t n = 0, pad = 0;
-	uint32_t acc = 0;
-	int bits = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		int v = in[i] == '=' ? 0 : b64_value((unsigned char)in[i]);
-
-		if (v < 0 || (pad && in[i] != '=')) {
-			free(o);
-			return -EINVAL;
-		}
-		pad += in[i] == '=';
-		acc = (acc << 6) | (uint32_t)v;
-		if ((bits += 6) >= 8) {
-			bits -= 8;
-			o[n++] = (char)((acc >> bits) & 0xff);
-		}
-	}
-	if (pad > 2 || n < pad || (len % 4) != 0) {
-		free(o);
-		return -EINVAL;
-	}
-	n -= pad;
-	o[n] = '\0';
-	*out = o;
-	*out_len = n;
-	return 0;
 }
 
 /* --- field and resource references ------------------------------------------------------------- */
@@ -269,5 +227,5 @@ int na_source_value(json_t *obj, bool is_secret, const char *key, char **out, si
 		d = bin;
 	if (!json_is_string(d))
 		return -ENOENT;
-	return na_base64_decode(json_string_value(d), json_string_length(d), out, len);
+	return base64_decode(json_string_value(d), json_string_length(d), 0, out, len);
 }

@@ -40,6 +40,7 @@
 #include "lib/k8s/client.h"
 #include "lib/k8s/informer.h"
 #include "lib/log.h"
+#include "lib/rfc3339.h"
 
 #define NODE_MAX_PODS "110"
 #define RETRY_MS      1000
@@ -118,11 +119,11 @@ static json_t *node_info(void)
 
 json_t *na_node_status(const struct agent *ag, const struct na_node *n, int64_t now_ms)
 {
-	char now[32], since[32];
+	char now[RFC3339_MAX], since[RFC3339_MAX];
 	json_t *conds;
 
-	na_time_format(now_ms, now);
-	na_time_format(n->ready_since, since);
+	rfc3339_format(now_ms, RFC3339_SECONDS, now);
+	rfc3339_format(n->ready_since, RFC3339_SECONDS, since);
 	conds = json_pack("[o, o, o, o]",
 	                  condition("MemoryPressure", false, "KubeletHasSufficientMemory",
 	                            "kubelet has sufficient memory available", now, since),
@@ -141,9 +142,9 @@ json_t *na_node_status(const struct agent *ag, const struct na_node *n, int64_t 
 
 json_t *na_lease_object(const char *node, const char *node_uid, int64_t duration_s, int64_t now_ms)
 {
-	char renew[32];
+	char renew[RFC3339_MAX];
 
-	clock_format_rfc3339(now_ms, renew);
+	rfc3339_format(now_ms, RFC3339_MICROS, renew);
 	return json_pack("{s:s, s:s, s:{s:s, s:s, s:[{s:s, s:s, s:s, s:s}]}, "
 	                 "s:{s:s, s:I, s:s}}",
 	                 "apiVersion", "coordination.k8s.io/v1", "kind", "Lease", "metadata",

@@ -11,32 +11,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agent.h"
 #include "imagemap.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/jsonx.h"
-
-void na_time_format(int64_t wall_ms, char out[32])
-{
-	time_t t = (time_t)(wall_ms / 1000);
-	struct tm tm;
-
-	gmtime_r(&t, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
+#include "lib/rfc3339.h"
 
 /* --- status ------------------------------------------------------------------------------------------ */
 
 static json_t *time_json(int64_t ms)
 {
-	char ts[32];
+	char ts[RFC3339_MAX];
 
 	if (ms <= 0)
 		return json_null();
-	na_time_format(ms, ts);
+	rfc3339_format(ms, RFC3339_SECONDS, ts);
 	return json_string(ts);
 }
 

@@ -432,40 +432,6 @@ START_TEST(resource_ref_table)
 }
 END_TEST
 
-static const struct {
-	const char *in;
-	int rc;
-	const char *want;
-	size_t len;
-} b64_cases[] = {
-	{ "", 0, "", 0 },
-	{ "YQ==", 0, "a", 1 },
-	{ "YWI=", 0, "ab", 2 },
-	{ "YWJj", 0, "abc", 3 },
-	{ "AAEC", 0, "\0\1\2", 3 },
-	{ "YQ", -EINVAL, NULL, 0 },
-	{ "Y===", -EINVAL, NULL, 0 },
-	{ "YQ=a", -EINVAL, NULL, 0 },
-	{ "Y Q==", -EINVAL, NULL, 0 },
-	{ "!!!!", -EINVAL, NULL, 0 },
-};
-
-START_TEST(base64_table)
-{
-	char *out = NULL;
-	size_t len = 99;
-	int rc = na_base64_decode(b64_cases[_i].in, strlen(b64_cases[_i].in), &out, &len);
-
-	ck_assert_msg(rc == b64_cases[_i].rc, "%s: rc %d", b64_cases[_i].in, rc);
-	if (!rc) {
-		ck_assert_uint_eq(len, b64_cases[_i].len);
-		ck_assert(!memcmp(out, b64_cases[_i].want, len));
-		ck_assert_int_eq(out[len], 0);
-	}
-	free(out);
-}
-END_TEST
-
 /* --- status ---------------------------------------------------------------------------------- */
 
 #define T0 1795977777000LL /* 2026-11-29T..., any fixed wall time */
@@ -1064,17 +1030,6 @@ START_TEST(pv_ownership_table)
 }
 END_TEST
 
-START_TEST(time_format)
-{
-	char ts[32];
-
-	na_time_format(0, ts);
-	ck_assert_str_eq(ts, "1970-01-01T00:00:00Z");
-	na_time_format(T0 + 999, ts);
-	ck_assert_str_eq(ts, "2026-11-29T18:42:57Z");
-}
-END_TEST
-
 /* --- light mode: the simulated /v1/status ------------------------------------------------------- */
 
 #define RID_A "0123456789abcdef0123456789abcdef01234567"
@@ -1170,7 +1125,6 @@ static Suite *api_suite(void)
 	tcase_add_loop_test(tc, spec_error_table, 0, ARRAY_LEN(spec_errors));
 	tcase_add_loop_test(tc, field_ref_table, 0, ARRAY_LEN(field_cases));
 	tcase_add_loop_test(tc, resource_ref_table, 0, ARRAY_LEN(resource_cases));
-	tcase_add_loop_test(tc, base64_table, 0, ARRAY_LEN(b64_cases));
 	tcase_add_test(tc, status_waiting_golden);
 	tcase_add_test(tc, status_running_golden);
 	tcase_add_test(tc, status_transitions);
@@ -1184,7 +1138,6 @@ static Suite *api_suite(void)
 	tcase_add_test(tc, agent_id_table);
 	tcase_add_test(tc, pvc_selected_node_table);
 	tcase_add_test(tc, pv_ownership_table);
-	tcase_add_test(tc, time_format);
 	tcase_add_loop_test(tc, sim_status_table, 0, ARRAY_LEN(sim_cases));
 	tcase_add_test(tc, sim_repl_id);
 	suite_add_tcase(s, tc);

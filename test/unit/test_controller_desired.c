@@ -7,7 +7,7 @@
  *     spec field of the CRD is a restart input or listed as live / not pod-related;
  *     the sample clusters' restart hashes are pinned (an upgrade must restart nothing);
  *   - the /v1/status parser on captured answers and on malformed ones;
- *   - serials, ctl_json_contains, RFC 3339 times, random passwords.
+ *   - serials, ctl_json_contains, random passwords (RFC 3339 times: test_rfc3339.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -713,36 +713,6 @@ START_TEST(json_contains)
 }
 END_TEST
 
-static const struct {
-	const char *text;
-	int rc;
-	int64_t ms;
-} times[] = {
-	{ "2026-11-29T17:41:23Z", 0, 1795974083000LL },
-	{ "2026-11-29T17:41:23.5Z", 0, 1795974083500LL },
-	{ "2026-11-29T17:41:23.123456Z", 0, 1795974083123LL },
-	{ "1970-01-01T00:00:00Z", 0, 0 },
-	{ "2026-11-29 17:41:23Z", -EINVAL, 0 },
-	{ "2026-11-29T17:41:23", -EINVAL, 0 },
-	{ "2026-13-29T17:41:23Z", -EINVAL, 0 },
-	{ "2026-11-29T17:41:23+01:00", -EINVAL, 0 },
-	{ "", -EINVAL, 0 },
-};
-
-START_TEST(time_parse)
-{
-	int64_t ms = -1;
-	char back[CTL_TIME_MAX];
-
-	ck_assert_int_eq(ctl_time_parse(times[_i].text, &ms), times[_i].rc);
-	if (times[_i].rc)
-		return;
-	ck_assert_int_eq(ms, times[_i].ms);
-	ctl_time_format(ms, back);
-	ck_assert_int_eq(strncmp(back, times[_i].text, 19), 0);
-}
-END_TEST
-
 START_TEST(random_password)
 {
 	char *a = ctl_random_password(), *b = ctl_random_password();
@@ -800,7 +770,6 @@ static Suite *suite(void)
 	tcase_add_test(t, inst_predicates);
 	tcase_add_loop_test(t, serial_of, 0, ARRAY_LEN(serials));
 	tcase_add_loop_test(t, json_contains, 0, ARRAY_LEN(contains_cases));
-	tcase_add_loop_test(t, time_parse, 0, ARRAY_LEN(times));
 	tcase_add_test(t, random_password);
 	tcase_add_test(t, plan_dump_and_release);
 	suite_add_tcase(s, t);

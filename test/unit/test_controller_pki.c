@@ -27,6 +27,7 @@
 #include "controller/desired.h"
 #include "controller/model.h"
 #include "controller/pki.h"
+#include "lib/base64.h"
 #include "lib/httpd.h"
 #include "lib/jsonx.h"
 #include "lib/k8s/multi.h"
@@ -52,12 +53,9 @@ static json_t *as_read(json_t *built)
 	const char *k;
 
 	json_object_foreach (json_object_get(built, "stringData"), k, v) {
-		const char *s = json_string_value(v);
-		size_t n = strlen(s);
-		unsigned char *b = xmalloc(4 * ((n + 2) / 3) + 1);
+		char *b = base64_encode(json_string_value(v), json_string_length(v));
 
-		EVP_EncodeBlock(b, (const unsigned char *)s, (int)n);
-		json_object_set_new(data, k, json_string((char *)b));
+		json_object_set_new(data, k, json_string(b));
 		free(b);
 	}
 	json_object_del(out, "stringData");
