@@ -71,6 +71,8 @@ help:
 	@echo "make lint       clang-tidy, cppcheck, banned functions;  make fmt / fmt-check"
 	@echo "make env-build  build (or reuse) the local control plane;  env-up / env-down"
 	@echo "make image      the operator's OCI image: $(BUILD)/image/redis-operator-oci.tar"
+	@echo "make fuzz       the libFuzzer harnesses (fuzz-smoke: 2 s each);  chaos, bench"
+	@echo "                every test target, what it needs and takes: test/README.md"
 
 # A CFLAGS from the environment is exported, so make expands it, flags and all, for every
 # recipe: deps, which runs before the packages exist, gets the user's value alone.
