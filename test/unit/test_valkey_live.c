@@ -1,6 +1,7 @@
 /*
- * Live tests for lib/valkey against the real servers: redis-server (7.0 here) and
- * valkey-server (8.0 here), each test looped over both engines.
+ * Live tests for lib/valkey and lib/engine/directives against the real servers:
+ * redis-server (7.0 here) and valkey-server (8.0 here), each test looped over both
+ * engines.
  *
  * - directives_live: every row of the directive table, through CONFIG GET/SET: a live
  *   row accepts its current value, a restart-only row refuses it, a file-only row is
