@@ -1,0 +1,176 @@
+/*
+ * backup_schedule: a RedisScheduledBackup's decisions (see backup_schedule.h). bs_decide
+ * is a table of rules tried in order, each a predicate and what it decides; the history
+ * and retention choices are single passes over the caller's arrays.
+ */
+#include "backup_schedule.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/rfc3339.h"
+
+/* --- when to create a backup ---------------------------------------------------------------- */
+
+struct bs_state {
+	const struct bs_input *in;
+	bool due;         /* a run fell in (anchor, now] */
+	int64_t due_ms;   /* the latest such run */
+	int64_t after_ms; /* the next fire time after due_ms, or after the anchor */
+};
+
+static bool is_suspended(const struct bs_state *s)
+{
+	return s->in->suspend;
+}
+
+static bool is_immediate(const struct bs_state *s)
+{
+	return s->in->immediate && s->in->last_schedule_ms == 0 && !s->in->running;
+}
+
+static bool is_busy(const struct bs_state *s)
+{
+	return s->due && s->in->running;
+}
+
+static bool is_late(const struct bs_state *s)
+{
+	return s->due && s->in->now_ms - s->due_ms > BS_LATE_MS;
+}
+
+static bool is_due(const struct bs_state *s)
+{
+	return s->due;
+}
+
+static bool always(const struct bs_state *s)
+{
+	(void)s;
+	return true;
+}
+
+static const struct {
+	bool (*when)(const struct bs_state *s);
+	enum bs_action action;
+	const char *reason;
+} rules[] = {
+	{ is_suspended, BS_SUSPENDED, "suspended: no backup is created" },
+	{ is_immediate, BS_CREATE, "spec.immediate: the first backup is taken at once" },
+	{ is_busy, BS_BUSY, "a run is due, but a backup of this schedule is still running" },
+	{ is_late, BS_CATCH_UP, "runs were missed: one backup for the latest missed time" },
+	{ is_due, BS_CREATE, "a run is due" },
+	{ always, BS_WAIT, "nothing is due yet" },
+};
+
+int bs_decide(const struct bs_input *in, struct bs_decision *out, struct err *e)
+{
+	struct bs_state s = { .in = in };
+	int64_t anchor = in->last_schedule_ms ? in->last_schedule_ms : in->created_ms, t;
+	size_t i = 0;
+
+	if (cron_latest(in->cron, in->tz, anchor / 1000, in->now_ms / 1000, &t) == 0) {
+		s.due = true;
+		s.due_ms = t * 1000;
+	}
+	if (cron_next(in->cron, in->tz, s.due ? t : anchor / 1000, &t) < 0)
+		return err_set(e, -ENOENT, "the schedule never fires (no time in the next %d days)",
+		               CRON_SEARCH_DAYS);
+	s.after_ms = t * 1000;
+	while (!rules[i].when(&s))
+		i++;
+	*out = (struct bs_decision){ .action = rules[i].action, .reason = rules[i].reason };
+	switch (out->action) {
+	case BS_SUSPENDED:
+		break;
+	case BS_CREATE: /* not due (immediate): nothing fell in (anchor, now], after_ms > now */
+		out->schedule_ms = s.due ? s.due_ms : in->now_ms;
+		out->next_ms = s.after_ms;
+		break;
+	case BS_CATCH_UP:
+	case BS_BUSY:
+		out->schedule_ms = s.due_ms;
+		out->next_ms = s.after_ms;
+		break;
+	case BS_WAIT:
+		out->next_ms = s.after_ms;
+		break;
+	}
+	return 0;
+}
+
+void bs_backup_name(const char *sb_name, int64_t schedule_ms, char out[BS_NAME_MAX + 1])
+{
+	char ts[RFC3339_MAX], digits[16];
+	size_t len = strlen(sb_name), n = 0;
+
+	rfc3339_format(schedule_ms, RFC3339_SECONDS, ts);
+	for (const char *p = ts; *p && n < 14; p++)
+		if (*p >= '0' && *p <= '9')
+			digits[n++] = *p;
+	digits[n] = '\0';
+	if (len > BS_NAME_MAX - BS_NAME_SUFFIX)
+		len = BS_NAME_MAX - BS_NAME_SUFFIX;
+	while (len > 0 && (sb_name[len - 1] == '-' || sb_name[len - 1] == '.'))
+		len--;
+	snprintf(out, BS_NAME_MAX + 1, "%.*s-%s", (int)len, sb_name, digits);
+}
+
+/* --- history ------------------------------------------------------------------------------ */
+
+/* true when b[j] is newer than b[i]. */
+static bool newer(const struct bs_backup *b, size_t j, size_t i)
+{
+	if (b[j].created_ms != b[i].created_ms)
+		return b[j].created_ms > b[i].created_ms;
+	return strcmp(b[j].name ? b[j].name : "", b[i].name ? b[i].name : "") > 0;
+}
+
+size_t bs_prune_history(const struct bs_backup *b, size_t n, int64_t keep_completed,
+                        int64_t keep_failed, size_t *out)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t keep, rank = 0;
+
+		if (b[i].phase == API_BACKUP_COMPLETED)
+			keep = keep_completed;
+		else if (b[i].phase == API_BACKUP_FAILED)
+			keep = keep_failed;
+		else
+			continue;
+		for (size_t j = 0; j < n; j++) /* how many of its phase are newer */
+			rank += j != i && b[j].phase == b[i].phase && newer(b, j, i);
+		if (rank >= keep)
+			out[k++] = i;
+	}
+	return k;
+}
+
+/* --- retention ---------------------------------------------------------------------------- */
+
+size_t bs_past_retention(const struct bs_artifact *a, size_t n, int64_t retention_ms,
+                         int64_t now_ms, size_t *out)
+{
+	int64_t cutoff = now_ms - retention_ms, newest_ms = 0;
+	size_t newest = n, k = 0;
+
+	if (retention_ms <= 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (a[i].completed && a[i].time_ms > 0 && (newest == n || a[i].time_ms > newest_ms)) {
+			newest = i;
+			newest_ms = a[i].time_ms;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i == newest || a[i].locked || a[i].time_ms <= 0 || a[i].time_ms >= cutoff)
+			continue;
+		if (!a[i].completed && (newest == n || a[i].time_ms >= newest_ms))
+			continue; /* perhaps still uploading: only garbage behind a complete backup */
+		out[k++] = i;
+	}
+	return k;
+}
