@@ -26,6 +26,89 @@ const char *api_mode_name(enum api_mode mode)
 	return mode_names[mode];
 }
 
+const char *const api_maxmemory_policies[] = {
+	"noeviction",      "allkeys-lru",  "allkeys-lfu",
+	"allkeys-random",  "volatile-lru", "volatile-lfu",
+	"volatile-random", "volatile-ttl", NULL,
+};
+
+_Static_assert(sizeof(api_maxmemory_policies) / sizeof(api_maxmemory_policies[0]) ==
+                       API_POLICY_VOLATILE_TTL + 1,
+               "one name per enum api_maxmemory_policy value, then NULL");
+
+const char *api_maxmemory_policy_name(enum api_maxmemory_policy p)
+{
+	return p >= API_POLICY_NOEVICTION && p <= API_POLICY_VOLATILE_TTL
+	               ? api_maxmemory_policies[p - 1]
+	               : NULL;
+}
+
+enum api_maxmemory_policy api_maxmemory_policy_from_name(const char *name)
+{
+	for (int i = 0; name && api_maxmemory_policies[i]; i++)
+		if (strcmp(api_maxmemory_policies[i], name) == 0)
+			return (enum api_maxmemory_policy)(i + 1);
+	return 0;
+}
+
+/* --- status.failover -------------------------------------------------------------------- */
+
+_Static_assert(sizeof(enum api_failover_phase) == sizeof(int), "enums decode as int");
+
+const char *api_failover_phase_name(enum api_failover_phase phase)
+{
+	return api_schema_enum_name(api_schema_prop(&api_failover_status_schema, "phase")->schema,
+	                            (int)phase);
+}
+
+enum api_failover_phase api_failover_phase_from_name(const char *name)
+{
+	for (int i = API_PHASE_FENCING; name && i <= API_PHASE_PRIMARY_RESTART; i++)
+		if (strcmp(api_failover_phase_name((enum api_failover_phase)i), name) == 0)
+			return (enum api_failover_phase)i;
+	return 0;
+}
+
+int api_failover_status_decode(json_t *obj, const char *path, struct api_failover_status *out,
+                               struct err *e)
+{
+	struct api_failover_status f = { 0 };
+	int rc;
+
+	if (!obj || json_is_null(obj)) {
+		*out = f;
+		return 0;
+	}
+	if (!json_is_object(obj))
+		return err_set(e, -EINVAL, "%s: expected object, got %s", path,
+		               jsonx_type_name(obj));
+	rc = api_schema_decode(&api_failover_status_schema, obj, path, &f, e);
+	if (rc)
+		return rc;
+	f.set = true;
+	*out = f;
+	return 0;
+}
+
+json_t *api_failover_status_encode(const struct api_failover_status *f)
+{
+	const char *phase = api_failover_phase_name(f->phase);
+	json_t *j;
+
+	if (!f->set)
+		return json_null();
+	j = json_pack("{s:s,s:s,s:s,s:s}", "phase", phase ? phase : "", "from",
+	              f->from ? f->from : "", "reason", f->reason ? f->reason : "", "startedAt",
+	              f->started_at ? f->started_at : "");
+	if (f->to && *f->to)
+		json_object_set_new(j, "to", json_string(f->to));
+	if (f->catch_up && *f->catch_up)
+		json_object_set_new(j, "catchUp", json_string(f->catch_up));
+	return j;
+}
+
+/* --- decoding --------------------------------------------------------------------------- */
+
 /* The repository of an image reference: without registry host, tag and digest. */
 static void image_repository(const char *image, const char **start, size_t *len)
 {

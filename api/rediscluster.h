@@ -76,7 +76,9 @@ enum api_pvc_retention {
 	API_PVC_RETAIN,
 };
 
-/* In the CRD's order; 0 when spec.memory.maxMemoryPolicy is unset. */
+/* In the CRD's order (api_maxmemory_policies[i] names value i + 1); 0 when
+ * spec.memory.maxMemoryPolicy is unset. The same list types /v1/config's maxMemoryPolicy
+ * (api/instance_v1.h). */
 enum api_maxmemory_policy {
 	API_POLICY_NOEVICTION = 1,
 	API_POLICY_ALLKEYS_LRU,
@@ -277,6 +279,40 @@ struct api_shard_status {
 	bool ready;
 };
 
+/*
+ * status.failover: the controller's failover / switchover / in-place primary restart in
+ * progress, absent when none is (controller/failover.c is its state machine). Both roles
+ * read it: the controller resumes from its phase, and an instance manager whose pod is
+ * `from` does not take the Lease back while a Fencing or Promoting phase moves the
+ * primary away from it (instance/role.h). Field names as on the wire:
+ *   {"phase": "Promoting", "from": "c-1", "to": "c-2", "reason": "...",
+ *    "catchUp": "...", "startedAt": "2026-01-02T03:04:05Z"}
+ * The controller always writes phase, from, reason and startedAt ("" for an unknown
+ * from or reason), and to only when it is known.
+ */
+#define API_FAILOVER_FENCING         "Fencing"
+#define API_FAILOVER_PROMOTING       "Promoting"
+#define API_FAILOVER_SWITCHOVER      "Switchover"
+#define API_FAILOVER_PRIMARY_RESTART "PrimaryRestart"
+
+/* In the CRD's order; 0: no failover (status.failover absent). */
+enum api_failover_phase {
+	API_PHASE_FENCING = 1,
+	API_PHASE_PROMOTING,
+	API_PHASE_SWITCHOVER,
+	API_PHASE_PRIMARY_RESTART,
+};
+
+struct api_failover_status {
+	bool set; /* status.failover is present */
+	enum api_failover_phase phase;
+	const char *from;     /* NULL when absent */
+	const char *to;       /* NULL when absent: not elected yet */
+	const char *reason;   /* NULL when absent */
+	const char *catch_up; /* Promoting: whether the elected replica caught up first */
+	const char *started_at;
+};
+
 struct api_last_failover {
 	bool set;
 	const char *time;
@@ -310,7 +346,7 @@ struct api_redis_cluster_status {
 	const char **foreign_pods; /* labelled pods that are not the cluster's own */
 	size_t n_foreign_pods;
 	struct api_last_failover last_failover;
-	json_t *failover; /* the controller's state machine (pass-through), or NULL */
+	struct api_failover_status failover;
 };
 
 struct api_redis_cluster {
@@ -320,8 +356,9 @@ struct api_redis_cluster {
 	struct api_redis_cluster_status status;
 };
 
-/* The decoder's table of the CRD (see api/schema.h). */
+/* The decoder's table of the CRD (see api/schema.h), and its status.failover node. */
 extern const struct api_schema api_redis_cluster_schema;
+extern const struct api_schema api_failover_status_schema;
 
 /*
  * Decodes a RedisCluster (see the header comment). 0, or -EINVAL with e naming the path
@@ -342,5 +379,31 @@ enum vk_engine api_engine_from_image(const char *image);
 
 /* "standalone", "sentinel", "cluster"; NULL for anything else. */
 const char *api_mode_name(enum api_mode mode);
+
+/* The policies in the CRD's order, NULL-terminated: "noeviction", "allkeys-lru", ... */
+extern const char *const api_maxmemory_policies[];
+/* "allkeys-lru" for API_POLICY_ALLKEYS_LRU; NULL for 0 (unset) or out of range. */
+const char *api_maxmemory_policy_name(enum api_maxmemory_policy p);
+/* The policy named name, or 0 when name is NULL or no policy. */
+enum api_maxmemory_policy api_maxmemory_policy_from_name(const char *name);
+
+/* "Fencing" for API_PHASE_FENCING ...; NULL for 0 or out of range. */
+const char *api_failover_phase_name(enum api_failover_phase phase);
+/* The phase named name, or 0. */
+enum api_failover_phase api_failover_phase_from_name(const char *name);
+
+/*
+ * status.failover, the one encoder and decoder both roles use (the RedisCluster decoder
+ * decodes it with the same table). Decode: obj absent or null gives out->set false; a
+ * phase outside the enum or a field of the wrong type is -EINVAL naming the field under
+ * path ("status.failover.phase: Unsupported value: ..."). Strings are borrowed from obj;
+ * out is written only on success. Encode: the object as the controller writes it (see
+ * struct api_failover_status; from and reason "" when NULL, to and catchUp only when
+ * set and not empty); f->set false gives JSON null, which removes it in a merge patch. A
+ * new reference.
+ */
+int api_failover_status_decode(json_t *obj, const char *path, struct api_failover_status *out,
+                               struct err *e);
+json_t *api_failover_status_encode(const struct api_failover_status *f);
 
 #endif

@@ -51,16 +51,17 @@ static const struct api_schema storage = {
 	                  API_C_ENUM, struct api_storage, pvc_retention)),
 };
 
+static const struct api_schema maxmemory_policy = { .type = API_STRING,
+	                                            .enums = api_maxmemory_policies };
+
 static const struct api_schema memory = {
 	.type = API_OBJECT,
 	.props = API_PROPS(
 	        API_FIELD("maxMemory", &string, API_C_BYTES, struct api_memory, max_memory),
 	        API_FIELD_FLAG("maxMemoryPercent", &integer, API_C_INT, struct api_memory,
 	                       max_memory_percent, has_max_memory_percent),
-	        API_FIELD("maxMemoryPolicy",
-	                  ENUM("noeviction", "allkeys-lru", "allkeys-lfu", "allkeys-random",
-	                       "volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl"),
-	                  API_C_ENUM, struct api_memory, max_memory_policy)),
+	        API_FIELD("maxMemoryPolicy", &maxmemory_policy, API_C_ENUM, struct api_memory,
+	                  max_memory_policy)),
 };
 
 static const struct api_schema resources = {
@@ -297,6 +298,22 @@ static const struct api_schema last_failover = {
 	                  duration_ms)),
 };
 
+#define FAILOVER_STATUS struct api_failover_status
+
+const struct api_schema api_failover_status_schema = {
+	.type = API_OBJECT,
+	.props = API_PROPS(
+	        API_FIELD("phase",
+	                  ENUM(API_FAILOVER_FENCING, API_FAILOVER_PROMOTING,
+	                       API_FAILOVER_SWITCHOVER, API_FAILOVER_PRIMARY_RESTART),
+	                  API_C_ENUM, FAILOVER_STATUS, phase),
+	        API_FIELD("from", &string, API_C_STRING, FAILOVER_STATUS, from),
+	        API_FIELD("to", &string, API_C_STRING, FAILOVER_STATUS, to),
+	        API_FIELD("reason", &string, API_C_STRING, FAILOVER_STATUS, reason),
+	        API_FIELD("catchUp", &string, API_C_STRING, FAILOVER_STATUS, catch_up),
+	        API_FIELD("startedAt", &string, API_C_STRING, FAILOVER_STATUS, started_at)),
+};
+
 #define STATUS struct api_redis_cluster_status
 
 static const struct api_schema status = {
@@ -329,7 +346,8 @@ static const struct api_schema status = {
 	                 API_C_STRING, const char *),
 	        API_FIELD_FLAG("lastFailover", &last_failover, API_C_STRUCT, STATUS, last_failover,
 	                       last_failover.set),
-	        API_FIELD("failover", &object, API_C_JSON, STATUS, failover)),
+	        API_FIELD_FLAG("failover", &api_failover_status_schema, API_C_STRUCT, STATUS,
+	                       failover, failover.set)),
 };
 
 /* The root: apiVersion, kind and metadata are api_meta_decode's. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/instance_v1.h"
 #include "controller/pki.h"
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
@@ -30,11 +31,6 @@
 #define MOUNT_TLS        "/etc/redis-operator/tls"
 #define MOUNT_HTTP_TLS   "/etc/redis-operator/http-tls" /* instance --http-tls-dir default */
 #define SECRET_MODE      0440                           /* root:fsGroup, group-readable */
-
-static const char *const policy_names[] = {
-	NULL,           "noeviction",   "allkeys-lru",     "allkeys-lfu",  "allkeys-random",
-	"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
-};
 
 void desired_hash_json(json_t *j, char *out)
 {
@@ -494,52 +490,27 @@ json_t *desired_pod(const struct api_redis_cluster *rc, const struct ctl_config 
 
 /* --- live tier ---------------------------------------------------------------------- */
 
-static json_t *users_json(const struct api_redis_cluster *rc)
-{
-	json_t *users = json_array();
-
-	for (size_t i = 0; i < rc->spec.n_users; i++) {
-		const struct api_user *u = &rc->spec.users[i];
-		json_t *rules = json_array();
-
-		for (size_t k = 0; k < u->n_rules; k++)
-			json_array_append_new(rules, json_string(u->rules[k]));
-		json_array_append_new(users, json_pack("{s:s,s:b,s:o}", "name", u->name, "enabled",
-		                                       u->enabled, "rules", rules));
-	}
-	return users;
-}
-
-static void memory(const struct api_redis_cluster *rc, json_t *body)
-{
-	const struct api_memory *m = &rc->spec.memory;
-	uint64_t bytes = 0, limit = rc->spec.resources.limits_memory.value;
-	char num[32];
-
-	if (m->max_memory.valid && m->max_memory.value)
-		bytes = m->max_memory.value;
-	else if (m->has_max_memory_percent && limit)
-		bytes = limit / 100 * (uint64_t)m->max_memory_percent +
-		        limit % 100 * (uint64_t)m->max_memory_percent / 100;
-	if (bytes) {
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)bytes);
-		json_object_set_new(body, "maxMemory", json_string(num));
-	}
-	if (m->max_memory_policy > 0 &&
-	    (size_t)m->max_memory_policy < sizeof(policy_names) / sizeof(policy_names[0]))
-		json_object_set_new(body, "maxMemoryPolicy",
-		                    json_string(policy_names[m->max_memory_policy]));
-}
-
+/* The /v1/config body (api/instance_v1.h): memory in bytes, maxMemory winning over
+ * maxMemoryPercent of the memory limit. */
 json_t *desired_live_config(const struct api_redis_cluster *rc)
 {
-	json_t *body = json_pack("{s:I,s:o}", "minSyncReplicas",
-	                         (json_int_t)rc->spec.min_sync_replicas, "users", users_json(rc));
+	const struct api_memory *m = &rc->spec.memory;
+	uint64_t limit = rc->spec.resources.limits_memory.value;
+	uint64_t pct = (uint64_t)m->max_memory_percent;
+	struct api_inst_request r = { .op = API_INST_CONFIG };
+	struct api_inst_config *c = &r.config;
 
-	json_object_set_new(body, "redis",
-	                    rc->spec.redis ? json_deep_copy(rc->spec.redis) : json_object());
-	memory(rc, body);
-	return body;
+	if (m->max_memory.valid && m->max_memory.value)
+		c->max_memory = m->max_memory.value;
+	else if (m->has_max_memory_percent && limit)
+		c->max_memory = limit / 100 * pct + limit % 100 * pct / 100;
+	c->has_max_memory = c->max_memory != 0;
+	c->max_memory_policy = m->max_memory_policy;
+	c->redis = rc->spec.redis;
+	c->users = rc->spec.users;
+	c->n_users = rc->spec.n_users;
+	c->min_sync_replicas = rc->spec.min_sync_replicas;
+	return api_inst_request_encode(&r);
 }
 
 void desired_live_hash(const struct api_redis_cluster *rc, char *out)

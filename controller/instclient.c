@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/instance_v1.h"
 #include "controller/ctl.h"
 #include "controller/desired.h"
 #include "controller/owner.h"
@@ -29,7 +30,7 @@
 #include "lib/clock.h"
 #include "lib/jsonx.h"
 
-#define INSTCLIENT_BODY_MAX (64 * 1024)
+#define INSTCLIENT_BODY_MAX API_INST_BODY_MAX
 
 static size_t sink(char *p, size_t size, size_t n, void *ctx)
 {
@@ -58,21 +59,22 @@ static int curl_errno(CURLcode cc)
 
 static int answer_of(long http, struct buf *resp, const char *url, json_t **answer, struct err *e)
 {
+	struct api_inst_error ae = { 0 };
 	json_t *j = NULL;
-	const char *msg;
 
-	(void)jsonx_loadb(resp->data ? resp->data : "{}", resp->len ? resp->len : 2,
-	                  INSTCLIENT_BODY_MAX, &j, NULL);
 	if (http == 200) {
+		(void)jsonx_loadb(resp->data ? resp->data : "{}", resp->len ? resp->len : 2,
+		                  INSTCLIENT_BODY_MAX, &j, NULL);
 		if (answer)
 			*answer = j ? j : json_object();
 		else
 			json_decref(j);
 		return 0;
 	}
-	msg = ctl_json_str(j, "error");
-	err_set(e, status_errno(http), "%s: HTTP %ld: %s", url, http, msg ? msg : "no detail");
-	json_decref(j);
+	(void)api_inst_error_decode(resp->data ? resp->data : "", resp->len, &ae, NULL);
+	err_set(e, status_errno(http), "%s: HTTP %ld: %s", url, http,
+	        ae.error ? ae.error : "no detail");
+	api_inst_error_release(&ae);
 	return status_errno(http);
 }
 
@@ -145,7 +147,7 @@ int ctl_instance_post(const char *ip, const char *op, json_t *body, int64_t time
 	CURLcode cc;
 	int rc;
 
-	snprintf(url, sizeof(url), "%s://%s:%d/v1/%s", tls ? "https" : "http", ip, CTL_PORT_HTTP,
+	snprintf(url, sizeof(url), "%s://%s:%d/v1/%s", tls ? "https" : "http", ip, API_PORT_HTTP,
 	         op);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, tls ? "https" : "http");

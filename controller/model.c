@@ -11,69 +11,55 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/instance_v1.h"
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
 
 /* --- /v1/status --------------------------------------------------------------------- */
 
-static void copy_str(json_t *root, const char *path, char *out, size_t len)
+static void copy(char *out, size_t len, const char *s)
 {
-	const char *s = ctl_json_str(root, path);
-
 	snprintf(out, len, "%s", s ? s : "");
 }
 
-static long long get_ll(json_t *root, const char *path, long long def)
+/* A nullable integer of the status as the view keeps it: null is def. */
+static long long nint(int64_t v, long long def)
 {
-	json_t *j = jsonx_get(root, path);
-
-	return json_is_integer(j) ? (long long)json_integer_value(j) : def;
+	return v == API_INST_NULL ? def : (long long)v;
 }
-
-static bool get_bool(json_t *root, const char *path)
-{
-	return json_is_true(jsonx_get(root, path));
-}
-
-static const char *const required_fields[] = { "state", "role", "ready", "fenced", "server", NULL };
 
 int ctl_inst_parse(const char *body, size_t len, struct ctl_inst *out, struct err *e)
 {
 	struct ctl_inst i = *out;
-	json_t *j = NULL;
-	int rc = jsonx_loadb(body, len, CTL_STATUS_BODY_MAX, &j, e);
+	struct api_inst_status s;
+	const struct api_inst_replication *r = &s.replication;
+	int rc = api_inst_status_decode(body, len, &s, e);
 
 	if (rc)
-		return rc == -EMSGSIZE ? rc : -EPROTO;
-	for (size_t k = 0; required_fields[k]; k++) {
-		if (!json_object_get(j, required_fields[k])) {
-			json_decref(j);
-			return err_set(e, -EPROTO, "%s: required", required_fields[k]);
-		}
-	}
-	copy_str(j, "state", i.state, sizeof(i.state));
-	copy_str(j, "role", i.role, sizeof(i.role));
-	copy_str(j, "reason", i.reason, sizeof(i.reason));
-	copy_str(j, "fenceReason", i.fence_reason, sizeof(i.fence_reason));
-	copy_str(j, "version", i.version, sizeof(i.version));
-	copy_str(j, "engine", i.engine, sizeof(i.engine));
-	i.ready = get_bool(j, "ready");
-	i.fenced = get_bool(j, "fenced");
-	i.lease_held = get_bool(j, "leaseHeld");
-	i.primary_crashed = get_bool(j, "primaryCrashed");
-	i.server_up = get_bool(j, "server.up");
-	i.loading = get_bool(j, "server.loading");
-	i.syncing = get_bool(j, "server.syncInProgress");
-	i.server_pid = get_ll(j, "server.pid", 0);
-	copy_str(j, "replication.replId", i.repl_id, sizeof(i.repl_id));
-	copy_str(j, "replication.replId2", i.repl_id2, sizeof(i.repl_id2));
-	copy_str(j, "replication.link", i.link, sizeof(i.link));
-	copy_str(j, "replication.masterHost", i.master_host, sizeof(i.master_host));
-	i.master_port = (int)get_ll(j, "replication.masterPort", 0);
-	i.offset = get_ll(j, "replication.offset", -1);
-	i.lag_bytes = get_ll(j, "replication.lagBytes", -1);
-	i.lag_seconds = get_ll(j, "replication.lagSeconds", -1);
-	json_decref(j);
+		return rc;
+	copy(i.state, sizeof(i.state), s.state);
+	copy(i.role, sizeof(i.role), s.role);
+	copy(i.reason, sizeof(i.reason), s.reason);
+	copy(i.fence_reason, sizeof(i.fence_reason), s.fence_reason);
+	copy(i.version, sizeof(i.version), s.version);
+	copy(i.engine, sizeof(i.engine), s.engine);
+	i.ready = s.ready;
+	i.fenced = s.fenced;
+	i.lease_held = s.lease_held;
+	i.primary_crashed = s.primary_crashed;
+	i.server_up = s.server.up;
+	i.loading = s.server.loading;
+	i.syncing = s.server.sync_in_progress;
+	i.server_pid = nint(s.server.pid, 0);
+	copy(i.repl_id, sizeof(i.repl_id), s.has_replication ? r->repl_id : NULL);
+	copy(i.repl_id2, sizeof(i.repl_id2), s.has_replication ? r->repl_id2 : NULL);
+	copy(i.link, sizeof(i.link), s.has_replication ? r->link : NULL);
+	copy(i.master_host, sizeof(i.master_host), s.has_replication ? r->master_host : NULL);
+	i.master_port = s.has_replication ? (int)nint(r->master_port, 0) : 0;
+	i.offset = s.has_replication ? nint(r->offset, -1) : -1;
+	i.lag_bytes = s.has_replication ? nint(r->lag_bytes, -1) : -1;
+	i.lag_seconds = s.has_replication ? nint(r->lag_seconds, -1) : -1;
+	api_inst_status_release(&s);
 	*out = i;
 	return 0;
 }
@@ -90,33 +76,47 @@ bool ctl_inst_current(const struct ctl_view *v, const struct ctl_inst *i)
 
 bool ctl_inst_is_writable_primary(const struct ctl_inst *i)
 {
-	return ctl_inst_server_writable(i) && strcmp(i->state, "primary") == 0;
+	return ctl_inst_server_writable(i) && strcmp(i->state, API_INST_STATE_PRIMARY) == 0;
 }
 
 bool ctl_inst_server_writable(const struct ctl_inst *i)
 {
-	return ctl_inst_ok(i) && strcmp(i->role, "primary") == 0 && !i->fenced;
+	return ctl_inst_ok(i) && strcmp(i->role, API_INST_ROLE_PRIMARY) == 0 && !i->fenced;
 }
 
 /* --- failover state --------------------------------------------------------------- */
 
 int ctl_failover_read(json_t *cluster, struct ctl_failover *out)
 {
-	json_t *fo = jsonx_get(cluster, "status.failover");
+	struct api_failover_status s;
 	struct ctl_failover f = { 0 };
+	int rc = api_failover_status_decode(jsonx_get(cluster, "status.failover"),
+	                                    "status.failover", &s, NULL);
 
-	if (json_is_object(fo) && ctl_json_str(fo, "phase")) {
+	if (rc == 0 && s.set && s.phase) {
 		f.active = true;
-		copy_str(fo, "phase", f.phase, sizeof(f.phase));
-		copy_str(fo, "from", f.from, sizeof(f.from));
-		copy_str(fo, "to", f.to, sizeof(f.to));
-		copy_str(fo, "reason", f.reason, sizeof(f.reason));
-		copy_str(fo, "startedAt", f.started_at, sizeof(f.started_at));
+		copy(f.phase, sizeof(f.phase), api_failover_phase_name(s.phase));
+		copy(f.from, sizeof(f.from), s.from);
+		copy(f.to, sizeof(f.to), s.to);
+		copy(f.reason, sizeof(f.reason), s.reason);
+		copy(f.started_at, sizeof(f.started_at), s.started_at);
 		if (rfc3339_parse(f.started_at, &f.started_wall_ms) < 0)
 			f.started_wall_ms = 0;
 	}
 	*out = f;
-	return 0;
+	return rc;
+}
+
+void ctl_failover_status(const struct ctl_failover *fo, const char *phase, const char *to,
+                         const char *catch_up, struct api_failover_status *out)
+{
+	*out = (struct api_failover_status){ .set = true,
+		                             .phase = api_failover_phase_from_name(phase),
+		                             .from = fo->from,
+		                             .to = to,
+		                             .reason = fo->reason,
+		                             .catch_up = catch_up,
+		                             .started_at = fo->started_at };
 }
 
 /* --- view --------------------------------------------------------------------------- */

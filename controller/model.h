@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/instance_v1.h"
+#include "api/ports.h"
 #include "api/rediscluster.h"
 #include "lib/err.h"
 #include "lib/k8s/path.h"
@@ -45,10 +47,10 @@
 #define CTL_ROLE_REPLICA      "replica"
 #define CTL_USER_FENCE_REASON "redis.io/fencedInstances"
 
-/* Ports of a data pod (the instance manager's defaults). */
-#define CTL_PORT_REDIS   6379
-#define CTL_PORT_HTTP    8000
-#define CTL_PORT_METRICS 9121
+/* Ports of a data pod (api/ports.h: the instance manager's defaults). */
+#define CTL_PORT_REDIS   API_PORT_SERVER
+#define CTL_PORT_HTTP    API_PORT_HTTP
+#define CTL_PORT_METRICS API_PORT_METRICS
 
 #define CTL_NAME_MAX   253
 #define CTL_REPLID_MAX 48
@@ -82,11 +84,13 @@ struct ctl_inst {
 };
 
 /*
- * Parses a /v1/status body into out (the polling fields seen/failures/last_ok_* and uid
- * are left alone). 0, -EPROTO (not the expected JSON, with e naming the field) or
- * -EMSGSIZE (len over CTL_STATUS_BODY_MAX).
+ * Parses a /v1/status body (api_inst_status_decode, api/instance_v1.h) into out (the
+ * polling fields seen/failures/last_ok_* and uid are left alone; strings too long for
+ * their array are cut; a null integer is -1, 0 for server.pid and masterPort). 0,
+ * -EPROTO (not the expected JSON, with e naming the field) or -EMSGSIZE (len over
+ * CTL_STATUS_BODY_MAX).
  */
-#define CTL_STATUS_BODY_MAX (256 * 1024)
+#define CTL_STATUS_BODY_MAX API_INST_STATUS_BODY_MAX
 int ctl_inst_parse(const char *body, size_t len, struct ctl_inst *out, struct err *e);
 /* True when the poll result is current: seen and the last poll did not fail. */
 bool ctl_inst_ok(const struct ctl_inst *i);
@@ -156,11 +160,12 @@ struct ctl_lease {
 	bool ever_acquired; /* acquireTime set or transitions > 0: a primary has run */
 };
 
-/* status.failover: the persisted state of a failover or switchover in progress. */
-#define CTL_FO_FENCING    "Fencing"
-#define CTL_FO_PROMOTING  "Promoting"
-#define CTL_FO_SWITCHOVER "Switchover"
-#define CTL_FO_RESTART    "PrimaryRestart"
+/* status.failover: the persisted state of a failover or switchover in progress (its
+ * type, encoder and decoder: struct api_failover_status, api/rediscluster.h). */
+#define CTL_FO_FENCING    API_FAILOVER_FENCING
+#define CTL_FO_PROMOTING  API_FAILOVER_PROMOTING
+#define CTL_FO_SWITCHOVER API_FAILOVER_SWITCHOVER
+#define CTL_FO_RESTART    API_FAILOVER_PRIMARY_RESTART
 
 struct ctl_failover {
 	bool active;
@@ -172,8 +177,14 @@ struct ctl_failover {
 	int64_t started_wall_ms; /* parsed startedAt; 0 when unparsable */
 };
 
-/* Reads status.failover of a RedisCluster object. 0 (out->active false when absent). */
+/* Reads status.failover of a RedisCluster object (api_failover_status_decode): 0, with
+ * out->active false when it is absent; -EINVAL when it does not decode (out->active
+ * false too: the RedisCluster decoder refuses such an object first). */
 int ctl_failover_read(json_t *cluster, struct ctl_failover *out);
+/* fo in phase (a CTL_FO_* name), with to and catch_up (either may be NULL), as the
+ * contract's struct for api_failover_status_encode; out borrows fo's strings. */
+void ctl_failover_status(const struct ctl_failover *fo, const char *phase, const char *to,
+                         const char *catch_up, struct api_failover_status *out);
 
 /* Process-wide settings the builders and the planner need. */
 struct ctl_config {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/ports.h"
 #include "instance/inst.h"
 #include "lib/jsonx.h"
 
@@ -56,9 +57,9 @@ int inst_kube_pod_addr(struct inst *in, const char *pod, char *host, size_t hlen
 		rc = err_set(e, -EADDRNOTAVAIL, "pod %s: no IP yet", pod);
 	if (!rc) {
 		snprintf(host, hlen, "%s", ip);
-		*port = named_port(obj, "redis", 6379);
+		*port = named_port(obj, API_PORT_NAME_SERVER, API_PORT_SERVER);
 		if (http_port)
-			*http_port = named_port(obj, "http", INST_HTTP_PORT_DEFAULT);
+			*http_port = named_port(obj, API_PORT_NAME_HTTP, API_PORT_HTTP);
 	}
 	json_decref(obj);
 	return rc;

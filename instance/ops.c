@@ -59,30 +59,27 @@ static void reply(struct inst_cmd *c, unsigned status, json_t *j)
 
 static void fail(struct inst_cmd *c, unsigned status, const char *msg)
 {
-	reply(c, status, json_pack("{s:s}", "error", msg));
+	struct api_inst_error a = { .error = msg };
+
+	reply(c, status, api_inst_error_encode(&a));
 }
 
-static json_t *offsets(struct inst *in)
-{
-	struct vk_info i;
-
-	if (vk_info(in->ctl, "replication", &i, NULL) < 0)
-		return json_object();
-	return json_pack("{s:s,s:s,s:I,s:s}", "role", vk_role_name(i.role), "replId",
-	                 i.master_replid, "offset",
-	                 (json_int_t)(i.role == VK_ROLE_REPLICA ? i.slave_repl_offset
-	                                                        : i.master_repl_offset),
-	                 "replId2", i.master_replid2);
-}
-
+/* 200: what was done, and the server's role and offsets when INFO answers. */
 static void ok(struct inst *in, struct inst_cmd *c, const char *what)
 {
-	json_t *j = offsets(in);
+	struct api_inst_result a = { .result = what };
+	struct vk_info i;
 
-	json_object_set_new(j, "result", json_string(what));
-	json_object_set_new(j, "fenced", json_boolean(inst_is_fenced(in)));
-	json_object_set_new(j, "leaseHeld", json_boolean(inst_lease_held(in)));
-	reply(c, 200, j);
+	if (vk_info(in->ctl, "replication", &i, NULL) == 0) {
+		a.has_offsets = true;
+		a.role = vk_role_name(i.role);
+		a.repl_id = i.master_replid;
+		a.repl_id2 = i.master_replid2;
+		a.offset = i.role == VK_ROLE_REPLICA ? i.slave_repl_offset : i.master_repl_offset;
+	}
+	a.fenced = inst_is_fenced(in);
+	a.lease_held = inst_lease_held(in);
+	reply(c, 200, api_inst_result_encode(&a));
 }
 
 static void clear_fenced(struct inst *in)
@@ -387,19 +384,22 @@ static double ms_between(int64_t a, int64_t b)
 
 static void sw_answer(struct inst_cmd *c, const struct sw *s, const char *demote_error)
 {
-	json_t *j = json_pack("{s:s,s:s,s:i,s:I,s:b}", "result", "switched over", "target", s->host,
-	                      "targetPort", s->port, "offset", (json_int_t)s->offset, "demoted",
-	                      !demote_error);
-
 	/* where the pause went: catch-up, lease release, the target's promote (lease + REPLICAOF) */
-	json_object_set_new(j, "catchUpMs", json_real(ms_between(s->t0, s->t_caught)));
-	json_object_set_new(j, "leaseReleaseMs", json_real(ms_between(s->t_caught, s->t_released)));
-	json_object_set_new(j, "promoteMs", json_real(ms_between(s->t_released, s->t_promoted)));
-	json_object_set_new(j, "writePauseMs", json_real(ms_between(s->t0, s->t_promoted)));
-	json_object_set_new(j, "oldPrimaryPausedMs", json_real(ms_between(s->t0, s->t_end)));
-	if (demote_error)
-		json_object_set_new(j, "demoteError", json_string(demote_error));
-	reply(c, 200, j);
+	struct api_inst_switchover_result a = {
+		.result = "switched over",
+		.target = s->host,
+		.target_port = s->port,
+		.offset = s->offset,
+		.demoted = !demote_error,
+		.catch_up_ms = ms_between(s->t0, s->t_caught),
+		.lease_release_ms = ms_between(s->t_caught, s->t_released),
+		.promote_ms = ms_between(s->t_released, s->t_promoted),
+		.write_pause_ms = ms_between(s->t0, s->t_promoted),
+		.old_primary_paused_ms = ms_between(s->t0, s->t_end),
+		.demote_error = demote_error,
+	};
+
+	reply(c, 200, api_inst_switchover_result_encode(&a));
 }
 
 /*
@@ -603,8 +603,8 @@ static void op_config(struct inst *in, struct inst_cmd *c)
 {
 	struct inst_strv restart = { 0 };
 	struct inst_desired old = in->desired;
+	struct api_inst_config_result a = { .result = "applied" };
 	struct err e = { 0 };
-	json_t *j, *a;
 	int rc;
 
 	if (c->req.drop_old_passwords)
@@ -617,12 +617,10 @@ static void op_config(struct inst *in, struct inst_cmd *c)
 		inst_strv_release(&restart);
 		return fail(c, rc == -EPERM || rc == -EIO ? 422 : 503, e.msg);
 	}
-	a = json_array();
-	for (size_t i = 0; i < restart.n; i++)
-		json_array_append_new(a, json_string(restart.v[i]));
+	a.restart_required = (const char **)restart.v;
+	a.n_restart_required = restart.n;
+	reply(c, 200, api_inst_config_result_encode(&a));
 	inst_strv_release(&restart);
-	j = json_pack("{s:s,s:o}", "result", "applied", "restartRequired", a);
-	reply(c, 200, j);
 }
 
 static void op_restart(struct inst *in, struct inst_cmd *c)

@@ -3,21 +3,13 @@
  * validated before anything acts on them. Pure functions over (ptr, len): unit-tested
  * on a table of good and bad bodies and fuzzed (test/fuzz/fuzz_instance_request.c).
  *
- *   POST /v1/fence       {"reason": "text"}                     (all fields optional)
- *   POST /v1/unfence     {}
- *   POST /v1/promote     {"force": false}
- *   POST /v1/replicate   {"host": "10.0.0.5", "port": 6379}
- *   POST /v1/switchover  {"host": "10.0.0.5", "port": 6379, "httpPort": 8000,
- *                         "timeout": "10s"}   or  {"pod": "cache-2", …}
- *   POST /v1/config      {"redis": {…}, "maxMemory": "256Mi", "maxMemoryPolicy": "…",
- *                         "minSyncReplicas": 1, "users": [{"name", "enabled", "rules"}],
- *                         "dropOldPasswords": true}
- *   POST /v1/restart     {}
- *
- * An empty body is {}. Bodies larger than INST_HTTP_BODY_MAX, malformed JSON, a top
- * level that is not an object, unknown fields and wrong types are refused; the message
- * names the field ("port: 70000 is out of range [1, 65535]"). The output is written
- * only on success. Any thread.
+ * The bodies and their field names are the contract's (api/instance_v1.h, which decodes
+ * their shape); this module adds what the manager refuses on its own authority (the
+ * /v1/config checks of instance/spec.h: directives, users, ACL rules) and copies the
+ * result into fixed-size fields. An empty body is {}. Bodies larger than
+ * INST_HTTP_BODY_MAX, malformed JSON, a top level that is not an object, unknown fields
+ * and wrong types are refused; the message names the field ("port: 70000 is out of
+ * range [1, 65535]"). The output is written only on success. Any thread.
  */
 #ifndef REDIS_OPERATOR_INSTANCE_REQUEST_H
 #define REDIS_OPERATOR_INSTANCE_REQUEST_H
@@ -26,23 +18,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/instance_v1.h"
 #include "instance/spec.h"
 #include "lib/err.h"
 
-#define INST_HTTP_BODY_MAX     (64 * 1024) /* request bodies are capped at this */
-#define INST_HOST_MAX          253
-#define INST_REASON_MAX        256
-#define INST_HTTP_PORT_DEFAULT 8000
+#define INST_HTTP_BODY_MAX     API_INST_BODY_MAX /* request bodies are capped at this */
+#define INST_HOST_MAX          API_INST_HOST_MAX
+#define INST_REASON_MAX        API_INST_REASON_MAX
+#define INST_HTTP_PORT_DEFAULT API_PORT_HTTP
 
 enum inst_op {
-	INST_OP_FENCE,
-	INST_OP_UNFENCE,
-	INST_OP_PROMOTE,
-	INST_OP_REPLICATE,
-	INST_OP_SWITCHOVER,
-	INST_OP_CONFIG,
-	INST_OP_RESTART,
-	INST_OP_COUNT,
+	INST_OP_FENCE = API_INST_FENCE,
+	INST_OP_UNFENCE = API_INST_UNFENCE,
+	INST_OP_PROMOTE = API_INST_PROMOTE,
+	INST_OP_REPLICATE = API_INST_REPLICATE,
+	INST_OP_SWITCHOVER = API_INST_SWITCHOVER,
+	INST_OP_CONFIG = API_INST_CONFIG,
+	INST_OP_RESTART = API_INST_RESTART,
+	INST_OP_COUNT = API_INST_OP_COUNT,
 };
 
 struct inst_request {

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "api/rediscluster.h"
+
 static bool is_primary(const struct inst_boot_facts *f)
 {
 	return f->current_primary && *f->current_primary &&
@@ -42,7 +44,8 @@ static bool same(const char *a, const char *b)
 static bool r_failing_over_away(const struct inst_boot_facts *f)
 {
 	return is_primary(f) &&
-	       (same(f->failover_phase, "Fencing") || same(f->failover_phase, "Promoting")) &&
+	       (same(f->failover_phase, API_FAILOVER_FENCING) ||
+	        same(f->failover_phase, API_FAILOVER_PROMOTING)) &&
 	       same(f->failover_from, f->self) && !same(f->failover_to, f->self);
 }
 static bool r_need_lease(const struct inst_boot_facts *f)

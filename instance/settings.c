@@ -3,6 +3,8 @@
 
 #include <stddef.h>
 
+#include "api/ports.h"
+
 static const char *const engines[] = { "redis", "valkey", NULL };
 static const char *const levels[] = { "debug", "info", "warn", "error", NULL };
 static const char *const formats[] = { "json", "logfmt", NULL };
@@ -41,12 +43,12 @@ const struct settings_desc inst_settings_table[] = {
 	  "A file missing: mutations refused (503), probes and status over plain HTTP." },
 	{ "http-address", SETTINGS_STRING, "0.0.0.0", 0, 0, NULL, false, false, OFF(http_address),
 	  "Address the HTTP API and metrics listen on." },
-	{ "http-port", SETTINGS_INT, "8000", 1, 65535, NULL, false, false, OFF(http_port),
-	  "Port of the HTTP status/control API." },
-	{ "metrics-port", SETTINGS_INT, "9121", 1, 65535, NULL, false, false, OFF(metrics_port),
-	  "Port of /metrics (Prometheus)." },
-	{ "server-port", SETTINGS_INT, "6379", 1, 65535, NULL, false, false, OFF(server_port),
-	  "TCP port of redis-server/valkey-server." },
+	{ "http-port", SETTINGS_INT, API_PORT_TEXT(API_PORT_HTTP), 1, 65535, NULL, false, false,
+	  OFF(http_port), "Port of the HTTP status/control API." },
+	{ "metrics-port", SETTINGS_INT, API_PORT_TEXT(API_PORT_METRICS), 1, 65535, NULL, false,
+	  false, OFF(metrics_port), "Port of /metrics (Prometheus)." },
+	{ "server-port", SETTINGS_INT, API_PORT_TEXT(API_PORT_SERVER), 1, 65535, NULL, false, false,
+	  OFF(server_port), "TCP port of redis-server/valkey-server." },
 	{ "bind", SETTINGS_STRING, "0.0.0.0", 0, 0, NULL, false, false, OFF(bind),
 	  "Addresses the server binds (space-separated)." },
 	{ "kubeconfig", SETTINGS_STRING, NULL, 0, 0, NULL, false, false, OFF(kubeconfig),

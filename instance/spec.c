@@ -1,9 +1,11 @@
 /*
- * spec: RedisCluster JSON → struct inst_spec (see spec.h).
+ * spec: a decoded RedisCluster (api/rediscluster.h) or a /v1/config body
+ * (api/instance_v1.h) → struct inst_spec / struct inst_desired (see spec.h).
  *
- * Every field is read through lib/jsonx so errors carry the JSON path. Decoding builds
- * into a local struct and moves it to *out only when everything succeeded; on failure
- * the partial result is released, so callers never see half a spec.
+ * Both live parts go through one builder (desired_build) with the field prefix of their
+ * source, so a rule is checked the same way at boot and on /v1/config. Building goes into
+ * a local struct moved to *out only when everything succeeded; on failure the partial
+ * result is released, so callers never see half a spec.
  */
 #include "spec.h"
 
@@ -13,21 +15,9 @@
 
 #include "instance/acl.h"
 #include "lib/alloc.h"
+#include "lib/engine/directives.h"
 #include "lib/jsonx.h"
 #include "lib/parse.h"
-#include "lib/engine/directives.h"
-
-static const char *const policies[] = { "noeviction",      "allkeys-lru",  "allkeys-lfu",
-	                                "allkeys-random",  "volatile-lru", "volatile-lfu",
-	                                "volatile-random", "volatile-ttl", NULL };
-
-static bool in_list(const char *s, const char *const *list)
-{
-	for (; *list; list++)
-		if (strcmp(s, *list) == 0)
-			return true;
-	return false;
-}
 
 static bool user_name_ok(const char *s)
 {
@@ -83,70 +73,51 @@ static int decode_redis(json_t *map, const char *prefix, struct inst_desired *d,
 	return 0;
 }
 
-static int decode_rules(json_t *arr, const char *path, struct inst_user_spec *u, struct err *e)
+static int decode_rules(const struct api_user *src, const char *path, struct inst_user_spec *u,
+                        struct err *e)
 {
-	const char *s, *why;
-	size_t i;
-	json_t *r;
+	const char *why;
 
-	if (json_array_size(arr) > INST_RULES_MAX)
+	if (src->n_rules > INST_RULES_MAX)
 		return err_set(e, -EINVAL, "%s: at most %d rules", path, INST_RULES_MAX);
-	u->rules = xcalloc(json_array_size(arr) + 1, sizeof(*u->rules));
-	json_array_foreach (arr, i, r) {
-		if (!json_is_string(r))
-			return err_set(e, -EINVAL, "%s[%zu]: expected string, got %s", path, i,
-			               jsonx_type_name(r));
-		s = json_string_value(r);
-		if (strlen(s) > INST_RULE_LEN_MAX)
+	u->rules = xcalloc(src->n_rules + 1, sizeof(*u->rules));
+	for (size_t i = 0; i < src->n_rules; i++) {
+		if (strlen(src->rules[i]) > INST_RULE_LEN_MAX)
 			return err_set(e, -EINVAL, "%s[%zu]: longer than %d bytes", path, i,
 			               INST_RULE_LEN_MAX);
-		if ((why = inst_acl_rule_refusal(s)))
+		if ((why = inst_acl_rule_refusal(src->rules[i])))
 			return err_set(e, -EINVAL, "%s[%zu]: not allowed: %s", path, i, why);
-		u->rules[u->nrules++] = xstrdup(s);
+		u->rules[u->nrules++] = xstrdup(src->rules[i]);
 	}
 	return 0;
 }
 
-static const char *const user_fields[] = { "name", "enabled", "rules", "passwordSecrets", NULL };
-
-static int decode_user(json_t *j, const char *path, struct inst_user_spec *u, struct err *e)
+static int decode_user(const struct api_user *src, const char *path, struct inst_user_spec *u,
+                       struct err *e)
 {
-	struct err ie = { 0 };
-	const char *name, *k;
-	json_t *rules, *v;
 	char rpath[96];
-	int rc;
 
-	if (!json_is_object(j))
-		return err_set(e, -EINVAL, "%s: expected object, got %s", path, jsonx_type_name(j));
-	json_object_foreach (j, k, v) {
-		if (!in_list(k, user_fields))
-			return err_set(e, -EINVAL, "%s.%s: unknown field", path, k);
-	}
-	if ((rc = jsonx_string_req(j, "name", &name, &ie)) < 0 ||
-	    (rc = jsonx_bool(j, "enabled", true, &u->enabled, &ie)) < 0 ||
-	    (rc = jsonx_array(j, "rules", &rules, &ie)) < 0)
-		return err_set(e, rc, "%s.%s", path, ie.msg);
-	if (!user_name_ok(name))
+	if (!src->name || !user_name_ok(src->name))
 		return err_set(e, -EINVAL, "%s.name: invalid user name", path);
-	u->name = xstrdup(name);
+	u->name = xstrdup(src->name);
+	u->enabled = src->enabled;
 	snprintf(rpath, sizeof(rpath), "%s.rules", path);
-	return decode_rules(rules, rpath, u, e);
+	return decode_rules(src, rpath, u, e);
 }
 
-static int decode_users(json_t *arr, const char *prefix, struct inst_desired *d, struct err *e)
+static int decode_users(const struct api_user *users, size_t n, const char *prefix,
+                        struct inst_desired *d, struct err *e)
 {
 	char path[64];
 	size_t i;
-	json_t *j;
 	int rc;
 
-	if (json_array_size(arr) > INST_USERS_MAX)
+	if (n > INST_USERS_MAX)
 		return err_set(e, -EINVAL, "%susers: at most %d users", prefix, INST_USERS_MAX);
-	d->users = xcalloc(json_array_size(arr) + 1, sizeof(*d->users));
-	json_array_foreach (arr, i, j) {
+	d->users = xcalloc(n + 1, sizeof(*d->users));
+	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%susers[%zu]", prefix, i);
-		rc = decode_user(j, path, &d->users[d->nusers++], e);
+		rc = decode_user(&users[i], path, &d->users[d->nusers++], e);
 		if (rc < 0)
 			return rc;
 	}
@@ -158,65 +129,52 @@ static int decode_users(json_t *arr, const char *prefix, struct inst_desired *d,
 	return 0;
 }
 
-static int decode_memory(json_t *obj, bool spec_layout, const char *prefix, uint64_t limit,
-                         struct inst_desired *d, struct err *e)
-{
-	struct err ie = { 0 };
-	const char *mm = NULL, *pol = NULL;
-	int64_t pct = 0;
-	int rc;
+/* The live part from either source, before the checks. */
+struct live {
+	const char *prefix; /* of field names in messages: "spec." or "" */
+	json_t *redis;      /* directive → value, or NULL */
+	const struct api_user *users;
+	size_t n_users;
+	bool has_maxmemory;
+	uint64_t maxmemory;
+	enum api_maxmemory_policy policy;
+	int64_t min_sync_replicas;
+};
 
-	rc = jsonx_string(obj, spec_layout ? "memory.maxMemory" : "maxMemory", NULL, &mm, &ie);
-	if (!rc)
-		rc = jsonx_string(obj, spec_layout ? "memory.maxMemoryPolicy" : "maxMemoryPolicy",
-		                  NULL, &pol, &ie);
-	if (!rc && spec_layout)
-		rc = jsonx_int(obj, "memory.maxMemoryPercent", 1, 95, 0, &pct, &ie);
-	if (rc)
-		return err_set(e, rc, "%s%s", prefix, ie.msg);
-	if (pol && !in_list(pol, policies))
-		return err_set(e, -EINVAL, "%smaxMemoryPolicy: unknown policy", prefix);
-	if (mm && parse_quantity_bytes(mm, &d->maxmemory, &ie) < 0)
-		return err_set(e, -EINVAL, "%smaxMemory: %s", prefix, ie.msg);
-	if (pct && !limit)
-		return err_set(e, -EINVAL,
-		               "%smemory.maxMemoryPercent: needs resources.limits.memory", prefix);
-	if (pct)
-		d->maxmemory = limit / 100 * (uint64_t)pct + limit % 100 * (uint64_t)pct / 100;
-	d->has_maxmemory = mm || pct;
-	d->maxmemory_policy = pol ? xstrdup(pol) : NULL;
-	return 0;
-}
-
-int inst_desired_decode(json_t *obj, bool spec_layout, const char *prefix, uint64_t limit_bytes,
-                        struct inst_desired *out, struct err *e)
+static int desired_build(const struct live *l, struct inst_desired *out, struct err *e)
 {
 	struct inst_desired d = { 0 };
-	struct err ie = { 0 };
-	json_t *redis = NULL, *users = NULL;
+	const char *pol = api_maxmemory_policy_name(l->policy);
 	int rc;
 
-	rc = jsonx_object(obj, "redis", &redis, &ie);
+	d.has_maxmemory = l->has_maxmemory;
+	d.maxmemory = l->maxmemory;
+	d.maxmemory_policy = pol ? xstrdup(pol) : NULL;
+	d.min_sync_replicas = l->min_sync_replicas;
+	rc = decode_redis(l->redis, l->prefix, &d, e);
 	if (!rc)
-		rc = jsonx_array(obj, "users", &users, &ie);
-	if (!rc)
-		rc = jsonx_int(obj, "minSyncReplicas", 0, 63, 0, &d.min_sync_replicas, &ie);
-	if (rc) {
-		err_set(e, rc, "%s%s", prefix, ie.msg);
-		goto out;
-	}
-	rc = decode_memory(obj, spec_layout, prefix, limit_bytes, &d, e);
-	if (!rc)
-		rc = decode_redis(redis, prefix, &d, e);
-	if (!rc)
-		rc = decode_users(users, prefix, &d, e);
-out:
+		rc = decode_users(l->users, l->n_users, l->prefix, &d, e);
 	if (rc) {
 		inst_desired_release(&d);
 		return rc;
 	}
 	*out = d;
 	return 0;
+}
+
+int inst_desired_from_config(const struct api_inst_config *c, struct inst_desired *out,
+                             struct err *e)
+{
+	struct live l = { "",
+		          c->redis,
+		          c->users,
+		          c->n_users,
+		          c->has_max_memory,
+		          c->max_memory,
+		          c->max_memory_policy,
+		          c->min_sync_replicas };
+
+	return desired_build(&l, out, e);
 }
 
 void inst_desired_release(struct inst_desired *d)
@@ -270,95 +228,50 @@ const char *inst_desired_redis(const struct inst_desired *d, const char *name)
 
 /* --- the whole object ------------------------------------------------------------ */
 
-static int duration(json_t *root, const char *path, int64_t def, int64_t *out, struct err *e)
+/* spec.memory: maxMemory, or maxMemoryPercent of resources.limits.memory (which wins). */
+static int spec_memory(const struct api_redis_cluster_spec *sp, struct live *l, struct err *e)
 {
-	const char *s;
-	int rc = jsonx_string(root, path, NULL, &s, e);
+	const struct api_memory *m = &sp->memory;
+	const struct api_quantity *lim = &sp->resources.limits_memory;
+	uint64_t limit = lim->valid ? lim->value : 0;
+	struct err ie = { 0 };
 
-	if (rc)
-		return rc;
-	if (!s) {
-		*out = def;
-		return 0;
+	if (m->max_memory.text && !m->max_memory.valid) {
+		parse_quantity_bytes(m->max_memory.text, &l->maxmemory, &ie);
+		return err_set(e, -EINVAL, "spec.memory.maxMemory: %s", ie.msg);
 	}
-	if (parse_duration_ms(s, out, NULL) < 0)
-		return err_set(e, -EINVAL, "%s: not a duration", path);
+	l->maxmemory = m->max_memory.valid ? m->max_memory.value : 0;
+	if (m->has_max_memory_percent && !limit)
+		return err_set(e, -EINVAL,
+		               "spec.memory.maxMemoryPercent: needs resources.limits.memory");
+	if (m->has_max_memory_percent) {
+		uint64_t pct = (uint64_t)m->max_memory_percent;
+
+		l->maxmemory = limit / 100 * pct + limit % 100 * pct / 100;
+	}
+	l->has_maxmemory = m->max_memory.text || m->has_max_memory_percent;
+	l->policy = m->max_memory_policy;
 	return 0;
 }
 
-static int decode_engine(json_t *root, struct inst_spec *s, struct err *e)
+static int timing(const struct api_failover *f, struct inst_spec *s, struct err *e)
 {
-	const char *eng = NULL, *st = NULL;
-	int rc = jsonx_string(root, "spec.engine", NULL, &eng, e);
+	const struct {
+		const char *name;
+		const struct api_duration *d;
+		int64_t *out;
+	} t[] = {
+		{ "leaseDuration", &f->lease_duration, &s->lease_duration_ms },
+		{ "renewDeadline", &f->renew_deadline, &s->renew_deadline_ms },
+		{ "renewPeriod", &f->renew_period, &s->renew_period_ms },
+		{ "switchoverTimeout", &f->switchover_timeout, &s->switchover_timeout_ms },
+	};
 
-	if (!rc)
-		rc = jsonx_string(root, "status.engine", NULL, &st, e);
-	if (rc)
-		return rc;
-	if (!eng)
-		eng = st;
-	s->engine = !eng                         ? VK_ENGINE_UNKNOWN
-	            : strcmp(eng, "valkey") == 0 ? VK_ENGINE_VALKEY
-	            : strcmp(eng, "redis") == 0  ? VK_ENGINE_REDIS
-	                                         : VK_ENGINE_UNKNOWN;
-	if (s->engine == VK_ENGINE_UNKNOWN && eng)
-		return err_set(e, -EINVAL, "spec.engine: unknown engine");
-	return 0;
-}
-
-static char *dup_nonempty(const char *v)
-{
-	return v && *v ? xstrdup(v) : NULL;
-}
-
-/* status.failover: what a running failover or switchover is doing (role.h uses it). */
-static int decode_failover(json_t *root, struct inst_spec *s, struct err *e)
-{
-	const char *phase, *from, *to;
-	int rc;
-
-	if ((rc = jsonx_string(root, "status.failover.phase", NULL, &phase, e)) < 0 ||
-	    (rc = jsonx_string(root, "status.failover.from", NULL, &from, e)) < 0 ||
-	    (rc = jsonx_string(root, "status.failover.to", NULL, &to, e)) < 0)
-		return rc;
-	s->failover_phase = dup_nonempty(phase);
-	s->failover_from = dup_nonempty(from);
-	s->failover_to = dup_nonempty(to);
-	return 0;
-}
-
-static int decode_scalars(json_t *root, struct inst_spec *s, struct err *e)
-{
-	const char *mode, *storage, *cur;
-	int rc;
-
-	if ((rc = jsonx_string(root, "spec.mode", "standalone", &mode, e)) < 0 ||
-	    (rc = jsonx_int(root, "spec.instances", 1, 64, 1, &s->instances, e)) < 0 ||
-	    (rc = jsonx_string(root, "spec.storage.type", "pvc", &storage, e)) < 0 ||
-	    (rc = jsonx_string(root, "status.currentPrimary", NULL, &cur, e)) < 0 ||
-	    (rc = decode_failover(root, s, e)) < 0 || (rc = decode_engine(root, s, e)) < 0)
-		return rc;
-	if (strcmp(storage, "pvc") != 0 && strcmp(storage, "emptyDir") != 0)
-		return err_set(e, -EINVAL, "spec.storage.type: must be pvc or emptyDir");
-	s->ephemeral = strcmp(storage, "emptyDir") == 0;
-	s->mode = xstrdup(mode);
-	s->current_primary = dup_nonempty(cur);
-	return 0;
-}
-
-static int decode_timing(json_t *root, struct inst_spec *s, struct err *e)
-{
-	int rc;
-
-	if ((rc = duration(root, "spec.failover.leaseDuration", INST_LEASE_DURATION_MS_DEFAULT,
-	                   &s->lease_duration_ms, e)) < 0 ||
-	    (rc = duration(root, "spec.failover.renewDeadline", INST_RENEW_DEADLINE_MS_DEFAULT,
-	                   &s->renew_deadline_ms, e)) < 0 ||
-	    (rc = duration(root, "spec.failover.renewPeriod", INST_RENEW_PERIOD_MS_DEFAULT,
-	                   &s->renew_period_ms, e)) < 0 ||
-	    (rc = duration(root, "spec.failover.switchoverTimeout", INST_SWITCHOVER_MS_DEFAULT,
-	                   &s->switchover_timeout_ms, e)) < 0)
-		return rc;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		if (t[i].d->ms < 0)
+			return err_set(e, -EINVAL, "spec.failover.%s: not a duration", t[i].name);
+		*t[i].out = t[i].d->ms;
+	}
 	if (s->renew_period_ms < 100 || s->renew_period_ms * 2 > s->renew_deadline_ms ||
 	    s->renew_deadline_ms + 2000 > s->lease_duration_ms)
 		return err_set(e, -EINVAL,
@@ -367,45 +280,68 @@ static int decode_timing(json_t *root, struct inst_spec *s, struct err *e)
 	return 0;
 }
 
-static int memory_limit(json_t *root, uint64_t *out, struct err *e)
+static char *dup_nonempty(const char *v)
 {
-	json_t *j = jsonx_get(root, "spec.resources.limits.memory");
-	char num[32];
+	return v && *v ? xstrdup(v) : NULL;
+}
 
-	*out = 0;
-	if (!j || json_is_null(j))
-		return 0;
-	if (json_is_integer(j)) {
-		snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(j));
-		return parse_quantity_bytes(num, out, e);
+/* status: currentPrimary, and status.failover while one runs (role.h uses it). */
+static void status_part(const struct api_redis_cluster_status *st, struct inst_spec *s)
+{
+	const struct api_failover_status *f = &st->failover;
+
+	s->current_primary = dup_nonempty(st->current_primary);
+	if (!f->set)
+		return;
+	s->failover_phase = dup_nonempty(api_failover_phase_name(f->phase));
+	s->failover_from = dup_nonempty(f->from);
+	s->failover_to = dup_nonempty(f->to);
+}
+
+int inst_spec_from_cluster(const struct api_redis_cluster *rc, struct inst_spec *out, struct err *e)
+{
+	const struct api_redis_cluster_spec *sp = &rc->spec;
+	struct inst_spec s = { 0 };
+	struct live l = { .prefix = "spec.",
+		          .redis = sp->redis,
+		          .users = sp->users,
+		          .n_users = sp->n_users,
+		          .min_sync_replicas = sp->min_sync_replicas };
+	int rc2;
+
+	s.mode = xstrdup(api_mode_name(sp->mode) ? api_mode_name(sp->mode) : "");
+	s.instances = sp->instances;
+	/* the engine the user named, else the one the controller detected: not the image's
+	 * guess, which the server binary on PATH overrides (supervisor.c) */
+	s.engine = sp->has_engine ? sp->engine : rc->status.engine;
+	s.ephemeral = sp->storage.type == API_STORAGE_EMPTYDIR;
+	status_part(&rc->status, &s);
+	rc2 = timing(&sp->failover, &s, e);
+	if (!rc2)
+		rc2 = spec_memory(sp, &l, e);
+	if (!rc2)
+		rc2 = desired_build(&l, &s.desired, e);
+	if (rc2) {
+		inst_spec_release(&s);
+		return rc2;
 	}
-	if (!json_is_string(j))
-		return err_set(e, -EINVAL, "spec.resources.limits.memory: expected quantity");
-	return parse_quantity_bytes(json_string_value(j), out, e);
+	*out = s;
+	return 0;
 }
 
 int inst_spec_decode(json_t *cluster, struct inst_spec *out, struct err *e)
 {
-	struct inst_spec s = { 0 };
-	json_t *spec = jsonx_get(cluster, "spec");
-	uint64_t limit;
-	int rc;
+	struct api_redis_cluster rc;
+	int r;
 
-	if (!json_is_object(cluster) || !json_is_object(spec))
+	if (!json_is_object(cluster) || !json_is_object(json_object_get(cluster, "spec")))
 		return err_set(e, -EINVAL, "spec: required object");
-	rc = decode_scalars(cluster, &s, e);
-	if (!rc)
-		rc = decode_timing(cluster, &s, e);
-	if (!rc)
-		rc = memory_limit(cluster, &limit, e);
-	if (!rc)
-		rc = inst_desired_decode(spec, true, "spec.", limit, &s.desired, e);
-	if (rc) {
-		inst_spec_release(&s);
-		return rc;
-	}
-	*out = s;
-	return 0;
+	r = api_redis_cluster_decode(cluster, &rc, e);
+	if (r)
+		return r;
+	r = inst_spec_from_cluster(&rc, out, e);
+	api_redis_cluster_release(&rc);
+	return r;
 }
 
 void inst_spec_release(struct inst_spec *s)

@@ -1,16 +1,26 @@
 /*
- * spec: what the instance manager needs from a RedisCluster, decoded from its JSON.
+ * spec: what the instance manager needs from its RedisCluster, and the checks it makes on
+ * its own authority before a setting reaches the server.
  *
  *   struct inst_spec s;
  *   if (inst_spec_decode(cluster_json, &s, &e) < 0) ... e.msg names the field
  *   ... s.desired.maxmemory, s.current_primary ...
  *   inst_spec_release(&s);
  *
+ * The RedisCluster is decoded by api/rediscluster.h, the controller's own decoder, with
+ * the CRD's defaults: this module adds no default of its own. What it adds is
+ * instance-specific: the engine falls back to status.engine (then to what PATH has,
+ * supervisor.c) instead of the image's guess; the Lease timings must leave the fence
+ * margin (DESIGN.md §4) even if the CRD's rule was bypassed; and the live part.
+ *
  * struct inst_desired is the live-settable part (memory, spec.redis, minSyncReplicas,
- * users): it comes from the RedisCluster at boot and, afterwards, from POST /v1/config,
- * whose body uses the same field names (inst_desired_decode serves both). Directive
- * names owned by the operator (lib/engine/directives) are refused with an error that
- * names the field, so a bad map never reaches the config file.
+ * users): it comes from the RedisCluster at boot and, afterwards, from POST /v1/config
+ * (api/instance_v1.h's struct api_inst_config, the same fields), and both go through the
+ * same checks: directive names owned by the operator (lib/engine/directives) and values
+ * that do not fit a config line, user names, ACL rules (instance/acl.h), and the caps
+ * below, each refused with an error that names the field ("spec.users[0].rules[1]: not
+ * allowed: a selector"; without "spec." for /v1/config), so a bad map never reaches the
+ * config file.
  *
  * Ownership: every string is owned by the struct (free with _release). Decoding writes
  * the output only on success. Pure functions; any thread.
@@ -23,20 +33,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/err.h"
+#include "api/instance_v1.h"
+#include "api/rediscluster.h"
 #include "lib/engine/engine.h"
+#include "lib/err.h"
 
 #define INST_USERS_MAX     32  /* spec.users maxItems */
 #define INST_RULES_MAX     64  /* spec.users[].rules maxItems */
 #define INST_RULE_LEN_MAX  256 /* one ACL rule */
 #define INST_USER_NAME_MAX 64
 #define INST_REDIS_MAX     64 /* spec.redis maxProperties */
-
-/* Failover timing defaults (the CRD's defaults). */
-#define INST_LEASE_DURATION_MS_DEFAULT 10000
-#define INST_RENEW_DEADLINE_MS_DEFAULT 6000
-#define INST_RENEW_PERIOD_MS_DEFAULT   1000
-#define INST_SWITCHOVER_MS_DEFAULT     10000
 
 struct inst_kv {
 	char *name;
@@ -73,19 +79,17 @@ struct inst_spec {
 	char *failover_phase, *failover_from, *failover_to;
 };
 
-/* Decodes a whole RedisCluster object (metadata, spec, status). */
+/* Decodes a whole RedisCluster object (metadata, spec, status) with
+ * api_redis_cluster_decode, then inst_spec_from_cluster. */
 int inst_spec_decode(json_t *cluster, struct inst_spec *out, struct err *e);
+/* What the manager needs from a decoded cluster (rc is only read). */
+int inst_spec_from_cluster(const struct api_redis_cluster *rc, struct inst_spec *out,
+                           struct err *e);
 void inst_spec_release(struct inst_spec *s);
 
-/*
- * Decodes the live part from obj (a RedisCluster spec, or a /v1/config body). Field
- * names: memory.{maxMemory,maxMemoryPercent,maxMemoryPolicy} when spec_layout is true,
- * else maxMemory/maxMemoryPolicy at the top; redis; minSyncReplicas; users. prefix is
- * put before field names in messages ("spec." or ""). limit_bytes is
- * resources.limits.memory for maxMemoryPercent (0: unknown).
- */
-int inst_desired_decode(json_t *obj, bool spec_layout, const char *prefix, uint64_t limit_bytes,
-                        struct inst_desired *out, struct err *e);
+/* The live part of a /v1/config body (messages name fields without a prefix). */
+int inst_desired_from_config(const struct api_inst_config *c, struct inst_desired *out,
+                             struct err *e);
 void inst_desired_release(struct inst_desired *d);
 /* Deep copy. */
 void inst_desired_copy(struct inst_desired *dst, const struct inst_desired *src);

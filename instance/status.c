@@ -1,6 +1,8 @@
 /*
  * status: /v1/status JSON and the readiness verdict from a snapshot (see status.h).
- * Built with jansson and dumped with sorted keys, so equal snapshots give equal bytes.
+ * The snapshot is turned into the contract's struct api_inst_status (api/instance_v1.h,
+ * whose encoder the controller's decoder mirrors) and dumped with sorted keys, so equal
+ * snapshots give equal bytes.
  */
 #include "status.h"
 
@@ -8,12 +10,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/instance_v1.h"
 #include "lib/alloc.h"
 
 const char *inst_state_name(enum inst_state s)
 {
-	static const char *const names[] = { "booting", "starting", "primary", "replica",
-		                             "parked",  "crashed",  "stopping" };
+	static const char *const names[] = {
+		[INST_STATE_BOOTING] = API_INST_STATE_BOOTING,
+		[INST_STATE_STARTING] = API_INST_STATE_STARTING,
+		[INST_STATE_PRIMARY] = API_INST_STATE_PRIMARY,
+		[INST_STATE_REPLICA] = API_INST_STATE_REPLICA,
+		[INST_STATE_PARKED] = API_INST_STATE_PARKED,
+		[INST_STATE_CRASHED] = API_INST_STATE_CRASHED,
+		[INST_STATE_STOPPING] = API_INST_STATE_STOPPING,
+	};
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "unknown";
 }
@@ -47,85 +57,63 @@ bool inst_status_ready(const struct inst_snapshot *s, int64_t now_wall_ms, int64
 	return w == NULL;
 }
 
-static json_t *str_or_null(const char *s)
+/* A nullable integer of the status: VK_INFO_UNSET and negative values are null. */
+static int64_t nint(long long v)
 {
-	return s && *s ? json_string(s) : json_null();
-}
-
-static json_t *int_or_null(long long v)
-{
-	return v == VK_INFO_UNSET || v < 0 ? json_null() : json_integer(v);
+	return v == VK_INFO_UNSET || v < 0 ? API_INST_NULL : (int64_t)v;
 }
 
 static const char *link_name(const struct vk_info *i)
 {
 	if (i->role != VK_ROLE_REPLICA)
-		return "none";
+		return API_INST_LINK_NONE;
 	if (i->master_sync_in_progress)
-		return "syncing";
-	return i->master_link_up ? "up" : "down";
+		return API_INST_LINK_SYNCING;
+	return i->master_link_up ? API_INST_LINK_UP : API_INST_LINK_DOWN;
 }
 
-static json_t *replicas_json(const struct vk_info *i)
-{
-	json_t *a = json_array();
-
-	for (size_t k = 0; k < i->nreplicas; k++) {
-		const struct vk_info_replica *r = &i->replicas[k];
-		long long lag = i->master_repl_offset - r->offset;
-
-		json_array_append_new(a, json_pack("{s:s,s:I,s:s,s:I,s:I,s:I}", "ip", r->ip, "port",
-		                                   (json_int_t)r->port, "state", r->state, "offset",
-		                                   (json_int_t)r->offset, "lagBytes",
-		                                   (json_int_t)(lag > 0 ? lag : 0), "lagSeconds",
-		                                   (json_int_t)r->lag));
-	}
-	return a;
-}
-
-static json_t *replication_json(const struct inst_snapshot *s)
+/* The replicas array is allocated: free(r->replicas). */
+static void replication_of(const struct inst_snapshot *s, struct api_inst_replication *r)
 {
 	const struct vk_info *i = &s->info;
 	long long off = i->role == VK_ROLE_REPLICA ? i->slave_repl_offset : i->master_repl_offset;
 	long long lag = -1;
-	json_t *r;
 
 	if (i->role == VK_ROLE_REPLICA && s->primary_offset >= 0 && off >= 0)
 		lag = s->primary_offset > off ? s->primary_offset - off : 0;
-	r = json_object();
-	json_object_set_new(r, "replId", str_or_null(i->master_replid));
-	json_object_set_new(r, "replId2", str_or_null(i->master_replid2));
-	json_object_set_new(r, "offset", int_or_null(off));
-	json_object_set_new(r, "masterReplOffset", int_or_null(i->master_repl_offset));
-	json_object_set_new(r, "secondOffset", int_or_null(i->second_repl_offset));
-	json_object_set_new(r, "link", json_string(link_name(i)));
-	json_object_set_new(r, "masterHost", str_or_null(i->master_host));
-	json_object_set_new(r, "masterPort", int_or_null(i->master_port));
-	json_object_set_new(r, "lagBytes", int_or_null(lag));
-	json_object_set_new(r, "lagSeconds",
-	                    i->role == VK_ROLE_REPLICA ? int_or_null(i->master_last_io_seconds_ago)
-	                                               : json_null());
-	json_object_set_new(r, "connectedReplicas", int_or_null(i->connected_slaves));
-	json_object_set_new(r, "replicas", replicas_json(i));
-	return r;
+	r->repl_id = i->master_replid;
+	r->repl_id2 = i->master_replid2;
+	r->offset = nint(off);
+	r->master_repl_offset = nint(i->master_repl_offset);
+	r->second_offset = nint(i->second_repl_offset);
+	r->link = link_name(i);
+	r->master_host = i->master_host;
+	r->master_port = nint(i->master_port);
+	r->lag_bytes = nint(lag);
+	r->lag_seconds =
+	        i->role == VK_ROLE_REPLICA ? nint(i->master_last_io_seconds_ago) : API_INST_NULL;
+	r->connected_replicas = nint(i->connected_slaves);
+	r->replicas = xcalloc(i->nreplicas + 1, sizeof(*r->replicas));
+	for (size_t k = 0; k < i->nreplicas; k++) {
+		const struct vk_info_replica *v = &i->replicas[k];
+		long long l = i->master_repl_offset - v->offset;
+
+		r->replicas[k] = (struct api_inst_replica){ v->ip,     v->port,       v->state,
+			                                    v->offset, l > 0 ? l : 0, v->lag };
+	}
+	r->n_replicas = i->nreplicas;
 }
 
-static json_t *server_json(const struct inst_snapshot *s, int64_t now, int64_t max_age)
+static void server_of(const struct inst_snapshot *s, bool fresh, struct api_inst_server *v)
 {
-	bool fresh = info_fresh(s, now, max_age);
-	json_t *j = json_object();
-
-	json_object_set_new(j, "pid", s->server_pid ? json_integer(s->server_pid) : json_null());
-	json_object_set_new(j, "up", json_boolean(fresh));
-	json_object_set_new(j, "restarts", json_integer((json_int_t)s->server_restarts));
-	json_object_set_new(j, "role", json_string(fresh ? vk_role_name(s->info.role) : "unknown"));
-	json_object_set_new(j, "loading", json_boolean(fresh && s->info.loading));
-	json_object_set_new(j, "syncInProgress",
-	                    json_boolean(fresh && s->info.master_sync_in_progress));
-	json_object_set_new(j, "uptimeSeconds",
-	                    fresh ? int_or_null(s->info.uptime_in_seconds) : json_null());
-	json_object_set_new(j, "error", str_or_null(fresh ? NULL : s->info_error));
-	return j;
+	v->pid = s->server_pid ? s->server_pid : API_INST_NULL;
+	v->up = fresh;
+	v->restarts = (int64_t)s->server_restarts;
+	v->role = fresh ? vk_role_name(s->info.role) : API_INST_ROLE_UNKNOWN;
+	v->loading = fresh && s->info.loading;
+	v->sync_in_progress = fresh && s->info.master_sync_in_progress;
+	v->uptime_seconds = fresh ? nint(s->info.uptime_in_seconds) : API_INST_NULL;
+	v->error = fresh ? NULL : s->info_error;
 }
 
 int inst_status_json(const struct inst_snapshot *s, int64_t now_wall_ms, int64_t max_age_ms,
@@ -134,34 +122,37 @@ int inst_status_json(const struct inst_snapshot *s, int64_t now_wall_ms, int64_t
 	const char *why;
 	bool ready = inst_status_ready(s, now_wall_ms, max_age_ms, &why);
 	bool fresh = info_fresh(s, now_wall_ms, max_age_ms);
-	json_t *j = json_object();
+	struct api_inst_status st = {
+		.pod = s->pod,
+		.state = inst_state_name(s->state),
+		.role = fresh ? vk_role_name(s->info.role) : API_INST_ROLE_UNKNOWN,
+		.reason = s->reason,
+		.ready = ready,
+		.not_ready_reason = why,
+		.fenced = s->fenced,
+		.fence_reason = s->fenced ? s->fence_reason : NULL,
+		.lease_held = s->lease_held,
+		.primary_crashed = s->primary_crashed,
+		.engine = s->engine,
+		.version = s->engine_version,
+		.session_id = fresh ? s->info.run_id : NULL,
+		.config_hash = s->config_hash,
+		.uptime_seconds = (now_wall_ms - s->started_wall_ms) / 1000,
+		.lease_renew_failures = (int64_t)s->lease_renew_failures,
+		.http_tls = inst_http_serve_name(s->http_serve),
+		.http_tls_error =
+		        s->http_serve == INST_HTTP_SERVE_REFUSED ? s->http_tls_error : NULL,
+		.has_replication = fresh,
+	};
+	json_t *j;
 	char *text;
 	int rc;
 
-	json_object_set_new(j, "pod", json_string(s->pod));
-	json_object_set_new(j, "state", json_string(inst_state_name(s->state)));
-	json_object_set_new(j, "role", json_string(fresh ? vk_role_name(s->info.role) : "unknown"));
-	json_object_set_new(j, "reason", json_string(s->reason));
-	json_object_set_new(j, "ready", json_boolean(ready));
-	json_object_set_new(j, "notReadyReason", str_or_null(why));
-	json_object_set_new(j, "fenced", json_boolean(s->fenced));
-	json_object_set_new(j, "fenceReason", str_or_null(s->fenced ? s->fence_reason : NULL));
-	json_object_set_new(j, "leaseHeld", json_boolean(s->lease_held));
-	json_object_set_new(j, "primaryCrashed", json_boolean(s->primary_crashed));
-	json_object_set_new(j, "engine", str_or_null(s->engine));
-	json_object_set_new(j, "version", str_or_null(s->engine_version));
-	json_object_set_new(j, "sessionId", str_or_null(fresh ? s->info.run_id : NULL));
-	json_object_set_new(j, "configHash", str_or_null(s->config_hash));
-	json_object_set_new(j, "uptimeSeconds",
-	                    json_integer((now_wall_ms - s->started_wall_ms) / 1000));
-	json_object_set_new(j, "leaseRenewFailures",
-	                    json_integer((json_int_t)s->lease_renew_failures));
-	json_object_set_new(j, "httpTls", json_string(inst_http_serve_name(s->http_serve)));
-	json_object_set_new(
-	        j, "httpTlsError",
-	        str_or_null(s->http_serve == INST_HTTP_SERVE_REFUSED ? s->http_tls_error : NULL));
-	json_object_set_new(j, "server", server_json(s, now_wall_ms, max_age_ms));
-	json_object_set_new(j, "replication", fresh ? replication_json(s) : json_null());
+	server_of(s, fresh, &st.server);
+	if (fresh)
+		replication_of(s, &st.replication);
+	j = api_inst_status_encode(&st);
+	free(st.replication.replicas);
 	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(j);
 	rc = buf_append_str(out, text);

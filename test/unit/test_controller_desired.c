@@ -566,10 +566,15 @@ END_TEST
 
 /* --- /v1/status ------------------------------------------------------------------------- */
 
+/* The instance manager's own goldens (test_instance_status writes them from captured
+ * INFO; test_api_contract checks they decode and encode back to the same bytes), read
+ * into the controller's view: not a copy that could drift from what the manager sends. */
+#define INST_DIR "test/data/instance/"
+
 START_TEST(inst_parse_golden)
 {
 	struct ctl_inst i = { 0 };
-	char *text = tu_read_file(DIR "status-primary.json", NULL);
+	char *text = tu_read_file(INST_DIR "status-redis-primary.json", NULL);
 	struct err e = { 0 };
 
 	i.failures = 3; /* left alone by the parser */
@@ -584,7 +589,7 @@ START_TEST(inst_parse_golden)
 	ck_assert_int_eq(i.server_pid, 42);
 	ck_assert_int_eq(i.failures, 3);
 	free(text);
-	text = tu_read_file(DIR "status-replica.json", NULL);
+	text = tu_read_file(INST_DIR "status-valkey-replica.json", NULL);
 	ck_assert_int_eq(ctl_inst_parse(text, strlen(text), &i, &e), 0);
 	ck_assert_str_eq(i.state, "replica");
 	ck_assert_str_eq(i.link, "up");

@@ -1,7 +1,8 @@
 /*
- * Unit tests for instance/spec (RedisCluster JSON → struct inst_spec) and the server
- * version parser: defaults, every field the manager reads, and a table of malformed
- * objects whose errors must name the field (refused ACL rules included).
+ * Unit tests for instance/spec (RedisCluster JSON, decoded by api/rediscluster → struct
+ * inst_spec) and the server version parser: the CRD's defaults, every field the manager
+ * reads, and a table of malformed objects whose errors must name the field (refused ACL
+ * rules included).
  */
 #include <errno.h>
 #include <string.h>
@@ -11,11 +12,17 @@
 #include "lib/jsonx.h"
 #include "unit.h"
 
+/* text as a RedisCluster: apiVersion, kind and a name added unless text has a kind. */
 static json_t *load(const char *text)
 {
 	json_t *j = NULL;
 
 	ck_assert_int_eq(jsonx_loadb(text, strlen(text), 1 << 20, &j, NULL), 0);
+	if (json_is_object(j) && !json_object_get(j, "kind")) {
+		json_object_set_new(j, "apiVersion", json_string("redis.io/v1"));
+		json_object_set_new(j, "kind", json_string("RedisCluster"));
+		json_object_set_new(j, "metadata", json_pack("{s:s}", "name", "c"));
+	}
 	return j;
 }
 
@@ -29,10 +36,11 @@ START_TEST(defaults)
 	ck_assert_int_eq(s.instances, 1);
 	ck_assert_int_eq(s.engine, VK_ENGINE_UNKNOWN);
 	ck_assert(!s.ephemeral);
-	ck_assert_int_eq(s.lease_duration_ms, INST_LEASE_DURATION_MS_DEFAULT);
-	ck_assert_int_eq(s.renew_deadline_ms, INST_RENEW_DEADLINE_MS_DEFAULT);
-	ck_assert_int_eq(s.renew_period_ms, INST_RENEW_PERIOD_MS_DEFAULT);
-	ck_assert_int_eq(s.switchover_timeout_ms, INST_SWITCHOVER_MS_DEFAULT);
+	/* the CRD's defaults (api/rediscluster_schema.c) */
+	ck_assert_int_eq(s.lease_duration_ms, 10000);
+	ck_assert_int_eq(s.renew_deadline_ms, 6000);
+	ck_assert_int_eq(s.renew_period_ms, 1000);
+	ck_assert_int_eq(s.switchover_timeout_ms, 10000);
 	ck_assert_ptr_null(s.current_primary);
 	ck_assert_ptr_null(s.failover_phase);
 	ck_assert_ptr_null(s.failover_from);
@@ -94,7 +102,9 @@ static const struct {
 	const char *field;
 } bad[] = {
 	{ "{}", "spec" },
-	{ "{\"spec\":{\"instances\":0}}", "spec.instances" },
+	{ "{\"spec\":{},\"status\":{\"failover\":{\"phase\":\"Electing\"}}}",
+	  "status.failover.phase: Unsupported value" },
+	{ "{\"kind\":\"Pod\",\"spec\":{}}", "kind" },
 	{ "{\"spec\":{\"instances\":\"3\"}}", "spec.instances" },
 	{ "{\"spec\":{\"engine\":\"keydb\"}}", "spec.engine" },
 	{ "{\"spec\":{\"storage\":{\"type\":\"disk\"}}}", "spec.storage.type" },

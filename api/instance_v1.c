@@ -1,0 +1,501 @@
+/*
+ * instance_v1: GET /v1/status and the answers of the mutations (see instance_v1.h); the
+ * requests are in instance_v1_request.c.
+ *
+ * Each object is a table of fields (JSON name, kind, offset in its struct) that both the
+ * encoder and the decoder walk, so a field name is written once. The decoder reads
+ * through lib/jsonx with the field's full path, so its errors name it; a malformed
+ * status or answer is -EPROTO whatever jsonx said. A decoded struct keeps the parsed
+ * body (`json`), which its strings borrow from.
+ */
+#include "api/instance_v1.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/alloc.h"
+#include "lib/jsonx.h"
+
+/* --- field tables ---------------------------------------------------------------------- */
+
+enum kind {
+	K_STR,  /* const char *, never null on the wire ("" for NULL) */
+	K_NSTR, /* const char *, null for NULL or "" */
+	K_INT,  /* int64_t */
+	K_NINT, /* int64_t, null for a negative value (API_INST_NULL) */
+	K_BOOL, /* bool */
+	K_REAL, /* double */
+};
+
+struct field {
+	const char *name;
+	enum kind kind;
+	size_t off;
+	bool req; /* decoding: absent (or null) is an error */
+};
+
+#define F(n, k, T, m)                                                                              \
+	{                                                                                          \
+		(n), (k), offsetof(T, m), false                                                    \
+	}
+#define FR(n, k, T, m)                                                                             \
+	{                                                                                          \
+		(n), (k), offsetof(T, m), true                                                     \
+	}
+
+static void put(json_t *o, const struct field *f, const void *base)
+{
+	const char *p = (const char *)base + f->off;
+	const char *s;
+	int64_t n;
+
+	switch (f->kind) {
+	case K_STR:
+	case K_NSTR:
+		memcpy(&s, p, sizeof(s));
+		if (f->kind == K_STR || (s && *s))
+			json_object_set_new(o, f->name, json_string(s ? s : ""));
+		else
+			json_object_set_new(o, f->name, json_null());
+		break;
+	case K_INT:
+	case K_NINT:
+		memcpy(&n, p, sizeof(n));
+		json_object_set_new(o, f->name,
+		                    f->kind == K_NINT && n < 0 ? json_null() : json_integer(n));
+		break;
+	case K_BOOL: json_object_set_new(o, f->name, json_boolean(*(const bool *)p)); break;
+	case K_REAL: json_object_set_new(o, f->name, json_real(*(const double *)p)); break;
+	}
+}
+
+static void put_all(json_t *o, const struct field *fs, size_t n, const void *base)
+{
+	for (size_t i = 0; i < n; i++)
+		put(o, &fs[i], base);
+}
+
+static int get_real(json_t *root, const char *path, double *out, struct err *e)
+{
+	json_t *v = jsonx_get(root, path);
+
+	if (!v || json_is_null(v)) {
+		*out = 0;
+		return 0;
+	}
+	if (!json_is_number(v))
+		return err_set(e, -EINVAL, "%s: expected number, got %s", path, jsonx_type_name(v));
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int get(json_t *root, const char *prefix, const struct field *f, void *base, struct err *e)
+{
+	char path[128];
+	char *p = (char *)base + f->off;
+	const char *s = NULL;
+	int64_t n = 0;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s%s", prefix, f->name);
+	switch (f->kind) {
+	case K_STR:
+	case K_NSTR:
+		rc = f->req ? jsonx_string_req(root, path, &s, e)
+		            : jsonx_string(root, path, NULL, &s, e);
+		if (!rc)
+			memcpy(p, &s, sizeof(s));
+		return rc;
+	case K_INT:
+	case K_NINT:
+		rc = f->req ? jsonx_int_req(root, path, INT64_MIN, INT64_MAX, &n, e)
+		            : jsonx_int(root, path, INT64_MIN, INT64_MAX,
+		                        f->kind == K_NINT ? API_INST_NULL : 0, &n, e);
+		if (!rc)
+			memcpy(p, &n, sizeof(n));
+		return rc;
+	case K_BOOL:
+		return f->req ? jsonx_bool_req(root, path, (bool *)p, e)
+		              : jsonx_bool(root, path, false, (bool *)p, e);
+	case K_REAL: return get_real(root, path, (double *)p, e);
+	}
+	return -EINVAL;
+}
+
+static int get_all(json_t *root, const char *prefix, const struct field *fs, size_t n, void *base,
+                   struct err *e)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = get(root, prefix, &fs[i], base, e);
+	return rc;
+}
+
+#define N(fs) (sizeof(fs) / sizeof((fs)[0]))
+
+/* Parses an answer or a status: an object at the top; every error but the size -EPROTO. */
+static int load(const char *body, size_t len, size_t max, json_t **out, struct err *e)
+{
+	json_t *j = NULL;
+	int rc = jsonx_loadb(body, len, max, &j, e);
+
+	if (rc)
+		return rc == -EMSGSIZE ? rc : -EPROTO;
+	if (!json_is_object(j)) {
+		rc = err_set(e, -EPROTO, "body: expected a JSON object, got %s",
+		             jsonx_type_name(j));
+		json_decref(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+/* --- GET /v1/status ---------------------------------------------------------------------- */
+
+#define ST struct api_inst_status
+static const struct field status_fields[] = {
+	F("pod", K_STR, ST, pod),
+	FR("state", K_STR, ST, state),
+	FR("role", K_STR, ST, role),
+	F("reason", K_STR, ST, reason),
+	FR("ready", K_BOOL, ST, ready),
+	F("notReadyReason", K_NSTR, ST, not_ready_reason),
+	FR("fenced", K_BOOL, ST, fenced),
+	F("fenceReason", K_NSTR, ST, fence_reason),
+	F("leaseHeld", K_BOOL, ST, lease_held),
+	F("primaryCrashed", K_BOOL, ST, primary_crashed),
+	F("engine", K_NSTR, ST, engine),
+	F("version", K_NSTR, ST, version),
+	F("sessionId", K_NSTR, ST, session_id),
+	F("configHash", K_NSTR, ST, config_hash),
+	F("uptimeSeconds", K_INT, ST, uptime_seconds),
+	F("leaseRenewFailures", K_INT, ST, lease_renew_failures),
+	F("httpTls", K_STR, ST, http_tls),
+	F("httpTlsError", K_NSTR, ST, http_tls_error),
+};
+
+#define SV struct api_inst_server
+static const struct field server_fields[] = {
+	F("pid", K_NINT, SV, pid),
+	F("up", K_BOOL, SV, up),
+	F("restarts", K_INT, SV, restarts),
+	F("role", K_STR, SV, role),
+	F("loading", K_BOOL, SV, loading),
+	F("syncInProgress", K_BOOL, SV, sync_in_progress),
+	F("uptimeSeconds", K_NINT, SV, uptime_seconds),
+	F("error", K_NSTR, SV, error),
+};
+
+#define RP struct api_inst_replication
+static const struct field replication_fields[] = {
+	F("replId", K_NSTR, RP, repl_id),
+	F("replId2", K_NSTR, RP, repl_id2),
+	F("offset", K_NINT, RP, offset),
+	F("masterReplOffset", K_NINT, RP, master_repl_offset),
+	F("secondOffset", K_NINT, RP, second_offset),
+	F("link", K_STR, RP, link),
+	F("masterHost", K_NSTR, RP, master_host),
+	F("masterPort", K_NINT, RP, master_port),
+	F("lagBytes", K_NINT, RP, lag_bytes),
+	F("lagSeconds", K_NINT, RP, lag_seconds),
+	F("connectedReplicas", K_NINT, RP, connected_replicas),
+};
+
+#define RE struct api_inst_replica
+static const struct field replica_fields[] = {
+	F("ip", K_STR, RE, ip),
+	F("port", K_INT, RE, port),
+	F("state", K_STR, RE, state),
+	F("offset", K_INT, RE, offset),
+	F("lagBytes", K_INT, RE, lag_bytes),
+	F("lagSeconds", K_INT, RE, lag_seconds),
+};
+
+static json_t *replication_encode(const struct api_inst_replication *r)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	put_all(o, replication_fields, N(replication_fields), r);
+	for (size_t i = 0; i < r->n_replicas; i++) {
+		json_t *x = json_object();
+
+		put_all(x, replica_fields, N(replica_fields), &r->replicas[i]);
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(o, "replicas", a);
+	return o;
+}
+
+json_t *api_inst_status_encode(const struct api_inst_status *s)
+{
+	json_t *o = json_object(), *sv = json_object();
+
+	put_all(o, status_fields, N(status_fields), s);
+	put_all(sv, server_fields, N(server_fields), &s->server);
+	json_object_set_new(o, "server", sv);
+	json_object_set_new(o, "replication",
+	                    s->has_replication ? replication_encode(&s->replication) : json_null());
+	return o;
+}
+
+static int replicas_decode(json_t *j, struct api_inst_replication *r, struct err *e)
+{
+	json_t *a = NULL, *x;
+	char prefix[64];
+	size_t i;
+	int rc = jsonx_array(j, "replication.replicas", &a, e);
+
+	if (rc || !json_array_size(a))
+		return rc;
+	r->replicas = xcalloc(json_array_size(a), sizeof(*r->replicas));
+	json_array_foreach (a, i, x) {
+		snprintf(prefix, sizeof(prefix), "replication.replicas[%zu].", i);
+		if (!json_is_object(x))
+			return err_set(e, -EINVAL,
+			               "replication.replicas[%zu]: expected object, got %s", i,
+			               jsonx_type_name(x));
+		rc = get_all(j, prefix, replica_fields, N(replica_fields), &r->replicas[i], e);
+		if (rc)
+			return rc;
+		r->n_replicas++;
+	}
+	return 0;
+}
+
+static int status_fields_decode(json_t *j, struct api_inst_status *s, struct err *e)
+{
+	json_t *o = NULL;
+	int rc = get_all(j, "", status_fields, N(status_fields), s, e);
+
+	if (!rc)
+		rc = jsonx_object_req(j, "server", &o, e);
+	if (!rc)
+		rc = get_all(j, "server.", server_fields, N(server_fields), &s->server, e);
+	if (!rc)
+		rc = jsonx_object(j, "replication", &o, e);
+	if (rc || !o)
+		return rc;
+	s->has_replication = true;
+	rc = get_all(j, "replication.", replication_fields, N(replication_fields), &s->replication,
+	             e);
+	return rc ? rc : replicas_decode(j, &s->replication, e);
+}
+
+int api_inst_status_decode(const char *body, size_t len, struct api_inst_status *out, struct err *e)
+{
+	struct api_inst_status s = { 0 };
+	int rc = load(body, len, API_INST_STATUS_BODY_MAX, &s.json, e);
+
+	if (rc)
+		return rc;
+	rc = status_fields_decode(s.json, &s, e);
+	if (rc) {
+		api_inst_status_release(&s);
+		return -EPROTO;
+	}
+	*out = s;
+	return 0;
+}
+
+void api_inst_status_release(struct api_inst_status *s)
+{
+	if (!s)
+		return;
+	free(s->replication.replicas);
+	json_decref(s->json);
+	memset(s, 0, sizeof(*s));
+}
+
+/* --- answers ----------------------------------------------------------------------------- */
+
+#define RS struct api_inst_result
+static const struct field result_fields[] = {
+	FR("result", K_STR, RS, result),
+	F("fenced", K_BOOL, RS, fenced),
+	F("leaseHeld", K_BOOL, RS, lease_held),
+};
+static const struct field offsets_fields[] = {
+	F("role", K_STR, RS, role),
+	F("replId", K_STR, RS, repl_id),
+	F("offset", K_INT, RS, offset),
+	F("replId2", K_STR, RS, repl_id2),
+};
+
+json_t *api_inst_result_encode(const struct api_inst_result *r)
+{
+	json_t *o = json_object();
+
+	if (r->has_offsets)
+		put_all(o, offsets_fields, N(offsets_fields), r);
+	put_all(o, result_fields, N(result_fields), r);
+	return o;
+}
+
+int api_inst_result_decode(const char *body, size_t len, struct api_inst_result *out, struct err *e)
+{
+	struct api_inst_result r = { 0 };
+	int rc = load(body, len, API_INST_BODY_MAX, &r.json, e);
+
+	if (rc)
+		return rc;
+	rc = get_all(r.json, "", result_fields, N(result_fields), &r, e);
+	r.has_offsets = json_object_get(r.json, "offset") != NULL;
+	if (!rc && r.has_offsets)
+		rc = get_all(r.json, "", offsets_fields, N(offsets_fields), &r, e);
+	if (rc) {
+		api_inst_result_release(&r);
+		return -EPROTO;
+	}
+	*out = r;
+	return 0;
+}
+
+void api_inst_result_release(struct api_inst_result *r)
+{
+	if (!r)
+		return;
+	json_decref(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+#define SW struct api_inst_switchover_result
+static const struct field switchover_fields[] = {
+	FR("result", K_STR, SW, result),
+	F("target", K_STR, SW, target),
+	F("targetPort", K_INT, SW, target_port),
+	F("offset", K_INT, SW, offset),
+	F("demoted", K_BOOL, SW, demoted),
+	/* where the pause went: catch-up, lease release, the target's promote */
+	F("catchUpMs", K_REAL, SW, catch_up_ms),
+	F("leaseReleaseMs", K_REAL, SW, lease_release_ms),
+	F("promoteMs", K_REAL, SW, promote_ms),
+	F("writePauseMs", K_REAL, SW, write_pause_ms),
+	F("oldPrimaryPausedMs", K_REAL, SW, old_primary_paused_ms),
+};
+
+json_t *api_inst_switchover_result_encode(const struct api_inst_switchover_result *r)
+{
+	json_t *o = json_object();
+
+	put_all(o, switchover_fields, N(switchover_fields), r);
+	if (r->demote_error)
+		json_object_set_new(o, "demoteError", json_string(r->demote_error));
+	return o;
+}
+
+int api_inst_switchover_result_decode(const char *body, size_t len,
+                                      struct api_inst_switchover_result *out, struct err *e)
+{
+	struct api_inst_switchover_result r = { 0 };
+	int rc = load(body, len, API_INST_BODY_MAX, &r.json, e);
+
+	if (rc)
+		return rc;
+	rc = get_all(r.json, "", switchover_fields, N(switchover_fields), &r, e);
+	if (!rc)
+		rc = jsonx_string(r.json, "demoteError", NULL, &r.demote_error, e);
+	if (rc) {
+		api_inst_switchover_result_release(&r);
+		return -EPROTO;
+	}
+	*out = r;
+	return 0;
+}
+
+void api_inst_switchover_result_release(struct api_inst_switchover_result *r)
+{
+	if (!r)
+		return;
+	json_decref(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+json_t *api_inst_config_result_encode(const struct api_inst_config_result *r)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < r->n_restart_required; i++)
+		json_array_append_new(a, json_string(r->restart_required[i]));
+	return json_pack("{s:s,s:o}", "result", r->result ? r->result : "", "restartRequired", a);
+}
+
+static int strings_decode(json_t *root, const char *path, const char ***out, size_t *n,
+                          struct err *e)
+{
+	json_t *a = NULL, *x;
+	size_t i;
+	int rc = jsonx_array(root, path, &a, e);
+
+	if (rc || !json_array_size(a))
+		return rc;
+	*out = xcalloc(json_array_size(a), sizeof(**out));
+	json_array_foreach (a, i, x) {
+		if (!json_is_string(x))
+			return err_set(e, -EINVAL, "%s[%zu]: expected string, got %s", path, i,
+			               jsonx_type_name(x));
+		(*out)[(*n)++] = json_string_value(x);
+	}
+	return 0;
+}
+
+int api_inst_config_result_decode(const char *body, size_t len, struct api_inst_config_result *out,
+                                  struct err *e)
+{
+	struct api_inst_config_result r = { 0 };
+	int rc = load(body, len, API_INST_BODY_MAX, &r.json, e);
+
+	if (rc)
+		return rc;
+	rc = jsonx_string_req(r.json, "result", &r.result, e);
+	if (!rc)
+		rc = strings_decode(r.json, "restartRequired", &r.restart_required,
+		                    &r.n_restart_required, e);
+	if (rc) {
+		api_inst_config_result_release(&r);
+		return -EPROTO;
+	}
+	*out = r;
+	return 0;
+}
+
+void api_inst_config_result_release(struct api_inst_config_result *r)
+{
+	if (!r)
+		return;
+	free(r->restart_required);
+	json_decref(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+json_t *api_inst_error_encode(const struct api_inst_error *r)
+{
+	return json_pack("{s:s}", "error", r->error ? r->error : "");
+}
+
+int api_inst_error_decode(const char *body, size_t len, struct api_inst_error *out, struct err *e)
+{
+	struct api_inst_error r = { 0 };
+	int rc = load(body, len, API_INST_BODY_MAX, &r.json, e);
+
+	if (rc)
+		return rc;
+	rc = jsonx_string_req(r.json, "error", &r.error, e);
+	if (rc) {
+		api_inst_error_release(&r);
+		return -EPROTO;
+	}
+	*out = r;
+	return 0;
+}
+
+void api_inst_error_release(struct api_inst_error *r)
+{
+	if (!r)
+		return;
+	json_decref(r->json);
+	memset(r, 0, sizeof(*r));
+}

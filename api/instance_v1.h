@@ -1,0 +1,270 @@
+/*
+ * instance_v1: the instance manager's HTTP API (/v1), the contract between the two roles,
+ * as C types with one encoder and one decoder each. The manager encodes its status and
+ * its answers and decodes the requests; the controller encodes the requests and decodes
+ * the status and the answers. The JSON on the wire is the compatibility contract between
+ * releases (a new controller drives old managers during an upgrade): field names and
+ * types never change here, fields are only added, and decoders accept what older
+ * managers send (a field added later is optional).
+ *
+ *   GET  /v1/status      → struct api_inst_status
+ *   POST /v1/fence       {"reason": "text"}                     (all fields optional)
+ *   POST /v1/unfence     {}
+ *   POST /v1/promote     {"force": false}
+ *   POST /v1/replicate   {"host": "10.0.0.5", "port": 6379}
+ *   POST /v1/switchover  {"host": "10.0.0.5", "port": 6379, "httpPort": 8000,
+ *                         "timeout": "10s"}   or  {"pod": "cache-2", …}
+ *   POST /v1/config      {"redis": {…}, "maxMemory": "256Mi", "maxMemoryPolicy": "…",
+ *                         "minSyncReplicas": 1, "users": [{"name", "enabled", "rules"}],
+ *                         "dropOldPasswords": true}
+ *   POST /v1/restart     {}
+ *   answers: 200 with struct api_inst_result (fence, unfence, promote, replicate,
+ *   restart), struct api_inst_switchover_result, struct api_inst_config_result; any
+ *   other status with {"error": "..."} (struct api_inst_error).
+ *
+ *   struct api_inst_status st;
+ *   if (api_inst_status_decode(body, len, &st, &e) < 0)   e.msg names the field
+ *           ...;
+ *   use(st.state, st.replication.offset ...);
+ *   api_inst_status_release(&st);
+ *
+ * Decoding judges the shape: JSON syntax, the top-level object, unknown fields of a
+ * request (a typo in a caller fails loudly), types, required fields, the ranges and
+ * formats that are part of the contract (ports, names, durations, quantities, the
+ * maxMemoryPolicy enum). It does not judge what the manager may refuse on its own
+ * authority (ACL rules, directive names, user names, list caps: instance/spec.h).
+ * Errors are -EMSGSIZE (over the body cap), -EPROTO (malformed JSON; for the status and
+ * answers, every error), else the errno of lib/jsonx (-EINVAL a type or a format,
+ * -ENOENT a required field, -ERANGE a number out of range), with e.msg naming the JSON
+ * path: "port: 70000 is out of range [1, 65535]", "replication.offset: expected integer,
+ * got string", "users[0].name: required". Outputs are written only on success.
+ *
+ * Nulls: an integer the status leaves null (unknown) is API_INST_NULL in the struct and
+ * any negative value is encoded as null; a nullable string is NULL in the struct, and
+ * NULL or "" is encoded as null. A string that is never null is encoded as "" when NULL.
+ *
+ * Ownership: a decoded struct holds the parsed JSON in its `json` member and every
+ * `const char *` and `json_t *` in it borrows from it; arrays are allocated by decode.
+ * _release frees both (NULL-safe; the struct is zeroed). A struct filled by hand for
+ * encoding leaves `json` NULL and owns nothing: its pointers are the caller's, and
+ * _release must not be called on it. Encoders return a new reference.
+ *
+ * Pure functions; any thread.
+ */
+#ifndef REDIS_OPERATOR_API_INSTANCE_V1_H
+#define REDIS_OPERATOR_API_INSTANCE_V1_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "api/ports.h"
+#include "api/rediscluster.h"
+#include "api/schema.h"
+#include "lib/err.h"
+
+#define API_INST_BODY_MAX        (64 * 1024)  /* request bodies and the answers to them */
+#define API_INST_STATUS_BODY_MAX (256 * 1024) /* a /v1/status body */
+#define API_INST_HOST_MAX        253          /* host, pod */
+#define API_INST_REASON_MAX      256          /* fence reason */
+#define API_INST_TIMEOUT_MAX_MS  300000       /* switchover timeout: at most 5m */
+#define API_INST_MIN_SYNC_MAX    63           /* minSyncReplicas */
+#define API_INST_NULL            (-1)         /* an integer the JSON has as null */
+
+/* /v1/status "state": what the manager has made of its server. */
+#define API_INST_STATE_BOOTING  "booting"
+#define API_INST_STATE_STARTING "starting"
+#define API_INST_STATE_PRIMARY  "primary"
+#define API_INST_STATE_REPLICA  "replica"
+#define API_INST_STATE_PARKED   "parked"
+#define API_INST_STATE_CRASHED  "crashed"
+#define API_INST_STATE_STOPPING "stopping"
+/* "role" and "server.role": the server's own (lib/valkey/info's names). */
+#define API_INST_ROLE_PRIMARY "primary"
+#define API_INST_ROLE_REPLICA "replica"
+#define API_INST_ROLE_UNKNOWN "unknown"
+/* "replication.link" */
+#define API_INST_LINK_UP      "up"
+#define API_INST_LINK_DOWN    "down"
+#define API_INST_LINK_SYNCING "syncing"
+#define API_INST_LINK_NONE    "none"
+
+/* --- GET /v1/status ---------------------------------------------------------------- */
+
+/* replication.replicas[]: a replica as the primary's INFO lists it. */
+struct api_inst_replica {
+	const char *ip;
+	int64_t port;
+	const char *state; /* online, wait_bgsave, send_bulk ... */
+	int64_t offset;
+	int64_t lag_bytes;   /* the primary's offset minus this one, at least 0 */
+	int64_t lag_seconds; /* since its last ACK */
+};
+
+/* "replication": null while the server does not answer (has_replication false). */
+struct api_inst_replication {
+	const char *repl_id, *repl_id2;                     /* nullable */
+	int64_t offset;                                     /* own offset; nullable */
+	int64_t master_repl_offset, second_offset;          /* nullable */
+	const char *link;                                   /* up down syncing none */
+	const char *master_host;                            /* nullable */
+	int64_t master_port;                                /* nullable */
+	int64_t lag_bytes, lag_seconds, connected_replicas; /* nullable */
+	struct api_inst_replica *replicas;
+	size_t n_replicas;
+};
+
+struct api_inst_server {
+	int64_t pid; /* nullable: not running */
+	bool up;     /* answering, with fresh INFO */
+	int64_t restarts;
+	const char *role; /* the server's role, "unknown" when not up */
+	bool loading, sync_in_progress;
+	int64_t uptime_seconds; /* nullable */
+	const char *error;      /* nullable: why it does not answer */
+};
+
+struct api_inst_status {
+	json_t *json; /* decode: the body everything borrows from (owned) */
+	const char *pod;
+	const char *state;  /* API_INST_STATE_* */
+	const char *role;   /* the server's: API_INST_ROLE_* */
+	const char *reason; /* why this state */
+	bool ready;
+	const char *not_ready_reason; /* nullable */
+	bool fenced;                  /* confirmed: cannot write */
+	const char *fence_reason;     /* nullable */
+	bool lease_held, primary_crashed;
+	const char *engine, *version, *session_id, *config_hash; /* nullable */
+	int64_t uptime_seconds;                                  /* the manager's */
+	int64_t lease_renew_failures;
+	const char *http_tls;       /* https plain refused; NULL from a manager without it */
+	const char *http_tls_error; /* nullable */
+	struct api_inst_server server;
+	bool has_replication;
+	struct api_inst_replication replication;
+};
+
+/* Required when decoding: state, role, ready, fenced, server; the rest is optional. */
+json_t *api_inst_status_encode(const struct api_inst_status *s);
+int api_inst_status_decode(const char *body, size_t len, struct api_inst_status *out,
+                           struct err *e);
+void api_inst_status_release(struct api_inst_status *s);
+
+/* --- POST /v1/<op> requests ---------------------------------------------------------- */
+
+enum api_inst_op {
+	API_INST_FENCE,
+	API_INST_UNFENCE,
+	API_INST_PROMOTE,
+	API_INST_REPLICATE,
+	API_INST_SWITCHOVER,
+	API_INST_CONFIG,
+	API_INST_RESTART,
+	API_INST_OP_COUNT,
+};
+
+/* "fence", "unfence", …; NULL for an unknown op. */
+const char *api_inst_op_name(enum api_inst_op op);
+/* The op for a path "/v1/<name>", or -1. */
+int api_inst_op_from_path(const char *path);
+
+/* The /v1/config body: the whole desired live config (the live part of the spec). */
+struct api_inst_config {
+	json_t *redis; /* directive → value, every value a string; NULL: absent */
+	bool has_max_memory;
+	uint64_t max_memory;                         /* bytes ("256Mi" decoded) */
+	enum api_maxmemory_policy max_memory_policy; /* 0: absent */
+	int64_t min_sync_replicas;                   /* 0 .. API_INST_MIN_SYNC_MAX */
+	/* name, enabled (default true), rules; passwordSecrets is accepted (the spec's user
+	 * shape) and neither decoded nor encoded */
+	struct api_user *users;
+	size_t n_users;
+	bool drop_old_passwords; /* encoded only when true */
+};
+
+struct api_inst_request {
+	enum api_inst_op op;
+	json_t *json;       /* decode: the body everything borrows from (owned) */
+	const char *reason; /* fence: printable, at most API_INST_REASON_MAX; decoded default
+	                     * "requested" */
+	bool force;         /* promote */
+	const char *host;   /* replicate (required), switchover: a host name or address */
+	int64_t port;       /* replicate (required), switchover with host: 1 .. 65535 */
+	const char *pod;    /* switchover: exactly one of pod and host */
+	int64_t http_port;  /* switchover: the target's manager; decoded default API_PORT_HTTP */
+	int64_t timeout_ms; /* switchover: 1 .. API_INST_TIMEOUT_MAX_MS; 0: absent */
+	struct api_inst_config config;
+};
+
+/* A body of len bytes for op (len 0 is {}). See the header comment for errors. */
+int api_inst_request_decode(enum api_inst_op op, const char *body, size_t len,
+                            struct api_inst_request *out, struct err *e);
+/* The body for r->op: the fields that are set (fence: reason when not NULL; promote:
+ * force always; replicate: host and port; switchover: host and port, or pod, then
+ * httpPort when not 0 and timeout when not 0; config: every field but
+ * dropOldPasswords, which only when true). */
+json_t *api_inst_request_encode(const struct api_inst_request *r);
+void api_inst_request_release(struct api_inst_request *r);
+
+/* --- answers ------------------------------------------------------------------------- */
+
+/* 200 of fence, unfence, promote, replicate, restart: what was done and where the
+ * server stands. Without fresh replication INFO the offsets are left out. */
+struct api_inst_result {
+	json_t *json;
+	const char *result; /* "fenced", "already primary", "replicating" ... */
+	bool fenced, lease_held;
+	bool has_offsets;
+	const char *role; /* the server's */
+	const char *repl_id, *repl_id2;
+	int64_t offset;
+};
+
+/* 200 of /v1/switchover: where the write pause went (milliseconds, fractional). */
+struct api_inst_switchover_result {
+	json_t *json;
+	const char *result; /* "switched over" */
+	const char *target;
+	int64_t target_port;
+	int64_t offset; /* the old primary's, read after the pause began */
+	bool demoted;   /* false: kept fenced, demote_error says why */
+	double catch_up_ms, lease_release_ms, promote_ms, write_pause_ms, old_primary_paused_ms;
+	const char *demote_error; /* NULL when demoted */
+};
+
+/* 200 of /v1/config. */
+struct api_inst_config_result {
+	json_t *json;
+	const char *result;            /* "applied" */
+	const char **restart_required; /* directives that need a restart */
+	size_t n_restart_required;
+};
+
+/* Every answer that is not 200. */
+struct api_inst_error {
+	json_t *json;
+	const char *error;
+};
+
+json_t *api_inst_result_encode(const struct api_inst_result *r);
+int api_inst_result_decode(const char *body, size_t len, struct api_inst_result *out,
+                           struct err *e);
+void api_inst_result_release(struct api_inst_result *r);
+
+json_t *api_inst_switchover_result_encode(const struct api_inst_switchover_result *r);
+int api_inst_switchover_result_decode(const char *body, size_t len,
+                                      struct api_inst_switchover_result *out, struct err *e);
+void api_inst_switchover_result_release(struct api_inst_switchover_result *r);
+
+json_t *api_inst_config_result_encode(const struct api_inst_config_result *r);
+int api_inst_config_result_decode(const char *body, size_t len, struct api_inst_config_result *out,
+                                  struct err *e);
+void api_inst_config_result_release(struct api_inst_config_result *r);
+
+json_t *api_inst_error_encode(const struct api_inst_error *r);
+int api_inst_error_decode(const char *body, size_t len, struct api_inst_error *out, struct err *e);
+void api_inst_error_release(struct api_inst_error *r);
+
+#endif
