@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "lib/alloc.h"
+#include "lib/base64.h"
 #include "lib/objstore/sharedkey.h"
 #include "lib/objstore/xml.h"
 
@@ -95,8 +96,12 @@ static void md5_base64(const void *p, size_t n, char out[25])
 {
 	unsigned char d[16];
 
+	char *b64;
+
 	EVP_Digest(p ? p : "", n, d, NULL, EVP_md5(), NULL);
-	EVP_EncodeBlock((unsigned char *)out, d, sizeof(d));
+	b64 = base64_encode(d, sizeof(d));
+	snprintf(out, 25, "%s", b64);
+	free(b64);
 }
 
 /* A PUT of body to key with the given query parameter pairs; 201 expected. */

@@ -7,7 +7,6 @@
 #include "connstr.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <strings.h>
 
 #include "lib/alloc.h"
+#include "lib/base64.h"
 
 /* Azurite's published development account. */
 #define DEV_ACCOUNT "devstoreaccount1"
@@ -34,33 +34,20 @@ static const char *const field_names[F_COUNT] = {
 	[F_DEV] = "UseDevelopmentStorage",
 };
 
-int objstore_base64_decode(const char *s, size_t max, unsigned char **out, size_t *out_len)
+int objstore_key_decode(const char *s, size_t max, unsigned char **out, size_t *out_len)
 {
-	size_t n = strlen(s), pad = 0;
-	unsigned char *buf;
-	int got;
+	char *raw;
+	size_t n;
 
-	if (n == 0 || n % 4 != 0 || n / 4 * 3 > max + 2 || n > (size_t)1 << 20)
+	if (!s || !s[0] || base64_decode(s, strlen(s), 0, &raw, &n))
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		          (c >= '0' && c <= '9') || c == '+' || c == '/' ||
-		          (c == '=' && i >= n - 2);
-
-		if (!ok || (pad && c != '='))
-			return -EINVAL;
-		pad += c == '=';
-	}
-	buf = xmalloc(n / 4 * 3 + 1);
-	got = EVP_DecodeBlock(buf, (const unsigned char *)s, (int)n);
-	if (got < 0 || (size_t)got < pad || (size_t)got - pad > max) {
-		secure_zero(buf, n / 4 * 3 + 1);
-		free(buf);
+	if (n == 0 || n > max) {
+		secure_zero(raw, n);
+		free(raw);
 		return -EINVAL;
 	}
-	*out = buf;
-	*out_len = (size_t)got - pad; /* EVP_DecodeBlock counts the padding as bytes */
+	*out = (unsigned char *)raw;
+	*out_len = n;
 	return 0;
 }
 
@@ -176,7 +163,7 @@ static int dev_storage(char *f[F_COUNT], struct err *e)
 static int build(char *f[F_COUNT], struct objstore_connstr *out, struct err *e)
 {
 	if (f[F_KEY] &&
-	    objstore_base64_decode(f[F_KEY], OBJSTORE_AZURE_KEY_MAX, &out->key, &out->key_len))
+	    objstore_key_decode(f[F_KEY], OBJSTORE_AZURE_KEY_MAX, &out->key, &out->key_len))
 		return err_set(e, -EINVAL, "connection string: AccountKey is not base64");
 	if (f[F_BLOB]) {
 		size_t n = strlen(f[F_BLOB]);

@@ -41,8 +41,9 @@ int objstore_connstr_parse(const char *s, struct objstore_connstr *out, struct e
 /* Wipes and frees the fields. NULL-safe. */
 void objstore_connstr_release(struct objstore_connstr *c);
 
-/* Decodes standard base64 (with padding) into a new buffer; -EINVAL when s is not base64
- * or decodes to more than max bytes. The buffer is the caller's (wipe it). */
-int objstore_base64_decode(const char *s, size_t max, unsigned char **out, size_t *out_len);
+/* Decodes an account key (strict base64, lib/base64.h) into a new buffer; -EINVAL when s
+ * is not base64 or decodes to nothing or to more than max bytes. The buffer is the
+ * caller's (wipe it). */
+int objstore_key_decode(const char *s, size_t max, unsigned char **out, size_t *out_len);
 
 #endif

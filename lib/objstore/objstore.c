@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lib/alloc.h"
+#include "lib/base64.h"
 #include "lib/objstore/connstr.h"
 #include "lib/objstore/internal.h"
 
@@ -60,8 +61,10 @@ void objstore_block_id(unsigned n, char out[25])
 {
 	char raw[32];
 	int len = snprintf(raw, sizeof(raw), BLOCK_ID_FMT, n % 1000000u);
+	char *id = base64_encode(raw, (size_t)len);
 
-	EVP_EncodeBlock((unsigned char *)out, (const unsigned char *)raw, len);
+	snprintf(out, 25, "%s", id);
+	free(id);
 }
 
 /* ---- the handle ------------------------------------------------------------------ */
@@ -123,8 +126,7 @@ static int azure_creds(const struct objstore_config *cfg, struct objstore_connst
 		return objstore_connstr_parse(cfg->connection_string, cs, e);
 	memset(cs, 0, sizeof(*cs));
 	if (cfg->account_key && cfg->account_key[0] &&
-	    objstore_base64_decode(cfg->account_key, OBJSTORE_AZURE_KEY_MAX, &cs->key,
-	                           &cs->key_len))
+	    objstore_key_decode(cfg->account_key, OBJSTORE_AZURE_KEY_MAX, &cs->key, &cs->key_len))
 		return cfg_fail(oe, "objstore: %s is not base64", "AZURE_STORAGE_KEY");
 	cs->account = dup_or_null(cfg->account);
 	if (cfg->sas_token && cfg->sas_token[0])
@@ -267,6 +269,7 @@ static int fill(objstore_read_fn read, void *ctx, unsigned char *buf, size_t cap
 	while (n < cap) {
 		ssize_t r = read(ctx, buf + n, cap - n, e);
 
+		*got = n; /* what was read, also on failure */
 		if (r < 0)
 			return (int)r;
 		if (r == 0)
@@ -314,9 +317,9 @@ static int upload_parts(struct upload *up, size_t got, objstore_read_fn read, vo
 			break;
 		err_clear(&why);
 		rc = fill(read, ctx, up->buf, os->part_size, &got, up->sha, &why);
+		up->size += got;
 		if (rc)
 			return read_failed(up, rc, &why, oe);
-		up->size += got;
 		if (got > 0 && up->u.parts == OBJSTORE_PARTS_MAX)
 			return err_set(oe ? &oe->err : NULL, -EFBIG,
 			               "%s upload %s: longer than %u parts of %zu bytes",
@@ -347,9 +350,9 @@ int objstore_put_stream(struct objstore *os, const char *key, objstore_read_fn r
 		abort();
 	err_clear(&why);
 	rc = fill(read, ctx, up.buf, os->part_size, &got, up.sha, &why);
+	up.size = got;
 	if (rc)
 		rc = read_failed(&up, rc, &why, oe);
-	up.size = got;
 	if (!rc && got < os->part_size) {
 		rc = os->ops->put_single(os, key, up.buf, got, oe);
 		up.u.parts = 1;

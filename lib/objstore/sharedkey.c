@@ -6,12 +6,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <openssl/hmac.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
 #include "lib/alloc.h"
+#include "lib/base64.h"
 
 #define MS_HEADERS_MAX 16
 
@@ -133,11 +136,14 @@ int objstore_sharedkey_sign(const unsigned char *key, size_t key_len, const char
 {
 	unsigned char mac[EVP_MAX_MD_SIZE];
 	unsigned int mac_len = 0;
+	char *b64;
 
 	if (!HMAC(EVP_sha256(), key, (int)key_len, (const unsigned char *)s, n, mac, &mac_len) ||
 	    mac_len != 32)
 		return -EIO;
-	EVP_EncodeBlock((unsigned char *)sig, mac, (int)mac_len);
+	b64 = base64_encode(mac, mac_len);
+	snprintf(sig, OBJSTORE_SHAREDKEY_SIG_LEN + 1, "%s", b64);
+	free(b64);
 	secure_zero(mac, sizeof(mac));
 	return 0;
 }
