@@ -1,27 +1,22 @@
 /*
- * failover: the state machine of failover, switchover and in-place primary restarts
- * (DESIGN.md §4), persisted in status.failover so that a restarted controller resumes
- * from the phase the status names:
- *
- *   (none) --primary confirmed down--> Fencing --old primary fenced or its Lease free,
- *          a replica elected--> Promoting(to) --`to` promoted and holding the Lease-->
- *          (none): currentPrimary = to, lastFailover, role labels moved
- *   (none) --switchover asked--> Switchover(from, to) --POST /v1/switchover on `from`-->
- *          (none): currentPrimary = to; half-way failure (`from` fenced, `to` not
- *          primary) becomes Fencing
- *   (none) --rolling update, method restart--> PrimaryRestart --pod back as primary-->
- *          (none); too slow becomes Fencing
+ * failover: the state machine (see failover.h for the contract, docs/failover.md for
+ * the whole sequence across both processes). The table phases[] at the end is the
+ * machine: one row per phase persisted in status.failover.phase, with its entry
+ * condition, its function, the phases it may write next and its timeout.
  *
  * "Down" is never one failed poll: the primary must say it is fenced (its manager does
  * that when its server crashes or its Lease is lost), or its Lease must be free
  * (released or expired) while it does not answer as primary. Promotion goes through
  * the target's instance manager, which takes the Lease first, so two writable
  * primaries cannot exist even if this controller is wrong about the world.
+ *
+ * This module never calls the planner: the role moves it shares with it are in
+ * failover_roles.c.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "controller/plan.h"
+#include "controller/failover.h"
 #include "lib/alloc.h"
 
 #define REQUEUE_FAST_MS   300
@@ -39,13 +34,52 @@ static int64_t elapsed_ms(const struct ctl_view *v, const struct ctl_failover *f
 	return fo->started_wall_ms ? v->now_wall_ms - fo->started_wall_ms : 0;
 }
 
+/* --- the phases' timeouts (the table's, from startedAt) ---------------------------------- */
+
+/* Fencing: only the catch-up with a fenced old primary is bounded; the wait for a fence
+ * or a free Lease is bounded by the Lease itself. */
+static int64_t timeout_fencing(const struct ctl_view *v)
+{
+	(void)v;
+	return CATCH_UP_MAX_MS;
+}
+
+static int64_t timeout_promoting(const struct ctl_view *v)
+{
+	return v->cfg->promote_timeout_ms;
+}
+
+/* The old primary's manager may spend switchoverTimeout catching up, then the promote's
+ * own timeouts: three times that, plus a margin, is a switchover that will not end. */
+static int64_t timeout_switchover(const struct ctl_view *v)
+{
+	return v->rc->spec.failover.switchover_timeout.ms * 3 + SWITCHOVER_MARGIN;
+}
+
+static int64_t timeout_restart(const struct ctl_view *v)
+{
+	return v->cfg->restart_timeout_ms;
+}
+
+/* The status.failover object (a new reference). */
+static json_t *failover_json(const char *phase, const char *from, const char *to,
+                             const char *reason, const char *started_at)
+{
+	json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "phase", phase, "from", from ? from : "",
+	                      "reason", reason ? reason : "", "startedAt", started_at);
+
+	if (to && *to)
+		json_object_set_new(j, "to", json_string(to));
+	return j;
+}
+
 static struct ctl_action *status_fo(struct ctl_plan *p, const char *phase,
                                     const struct ctl_failover *fo, const char *to)
 {
 	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_STATUS);
 
 	a->obj = json_pack("{s:o}", "failover",
-	                   plan_failover_json(phase, fo->from, to, fo->reason, fo->started_at));
+	                   failover_json(phase, fo->from, to, fo->reason, fo->started_at));
 	return a;
 }
 
@@ -75,7 +109,7 @@ static enum catch_up catch_up(const struct ctl_view *v, const struct ctl_failove
 		return CATCH_UP_NONE;
 	if (cand->inst.offset >= o->offset)
 		return CATCH_UP_DONE;
-	return elapsed_ms(v, fo) < CATCH_UP_MAX_MS ? CATCH_UP_WAITING : CATCH_UP_TIMED_OUT;
+	return elapsed_ms(v, fo) < timeout_fencing(v) ? CATCH_UP_WAITING : CATCH_UP_TIMED_OUT;
 }
 
 /* What status.failover.catchUp says about the case that applied. */
@@ -103,12 +137,13 @@ static void clear_fo(struct ctl_plan *p)
 
 /* --- detection ------------------------------------------------------------------------ */
 
-bool plan_primary_down(const struct ctl_view *v, const struct plan_state *s, const char **why)
+/* Is the current primary confirmed down (DESIGN.md §4)? *why gets a static reason. */
+static bool primary_down(const struct ctl_view *v, const struct failover_io *s, const char **why)
 {
 	const struct ctl_pod *cp = s->primary_pod;
 	const struct ctl_lease *l = &v->lease;
 
-	if (!s->primary || !*s->primary || !l->ever_acquired || plan_user_fenced(v, s->primary))
+	if (!s->primary || !*s->primary || !l->ever_acquired || failover_user_fenced(v, s->primary))
 		return false;
 	if (l->state == CTL_LEASE_HELD && strcmp(l->holder, s->primary) != 0)
 		return false; /* another holder: not a failover (split brain is fenced elsewhere) */
@@ -141,7 +176,7 @@ static bool candidate(const struct ctl_view *v, const struct ctl_pod *pod, const
 	       i->server_up && !i->loading && !i->syncing && strcmp(i->link, "syncing") != 0 &&
 	       i->offset >= 0 && i->repl_id[0] &&
 	       (strcmp(i->state, "replica") == 0 || strcmp(i->state, "parked") == 0) &&
-	       !plan_user_fenced(v, pod->name);
+	       !failover_user_fenced(v, pod->name);
 }
 
 static size_t group_size(const struct ctl_view *v, const char *exclude, const char *replid)
@@ -166,8 +201,8 @@ static bool better(const struct ctl_pod *a, const struct ctl_pod *b)
 	return a->serial < b->serial;
 }
 
-const struct ctl_pod *plan_elect(const struct ctl_view *v, const char *exclude,
-                                 const char *primary_replid)
+const struct ctl_pod *failover_elect(const struct ctl_view *v, const char *exclude,
+                                     const char *primary_replid)
 {
 	const char *history = NULL;
 	const struct ctl_pod *best = NULL;
@@ -210,7 +245,7 @@ static bool self_promotion_ok(const struct ctl_view *v, const struct ctl_pod *cp
 
 /* --- failover ----------------------------------------------------------------------- */
 
-static void finalize(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+static void finalize(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
                      const struct ctl_failover *fo, const struct ctl_pod *to)
 {
 	int64_t dur = elapsed_ms(v, fo);
@@ -225,22 +260,22 @@ static void finalize(const struct ctl_view *v, struct plan_state *s, struct ctl_
 	                                 (json_int_t)(dur > 0 ? dur : 0)));
 	a->metric = CTL_METRIC_FAILOVER;
 	a->metric_value = fo->started_wall_ms ? fo->started_wall_ms : v->now_wall_ms;
-	plan_leader_endpoints(v, p, to);
-	plan_label(p, to, CTL_ROLE_PRIMARY); /* first: see plan_label */
+	failover_leader_endpoints(v, p, to);
+	failover_label(p, to, CTL_ROLE_PRIMARY); /* first: see failover_label */
 	if (strcmp(fo->from, to->name) != 0)
-		plan_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
+		failover_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
 	ctl_plan_event(p, false, "FailoverCompleted", "%s is the primary now (was %s): %s",
 	               to->name, fo->from, fo->reason);
 	/* The other replicas follow it now, not after the next poll: until one does, no
 	 * write is acknowledged (WAIT). The old primary is left to step_follow. */
-	plan_follow(v, p, to, fo->from);
+	failover_follow(v, p, to, fo->from);
 	ctl_plan_requeue(p, 100);
 	s->primary = to->name;
 	s->primary_pod = to;
 }
 
-static bool promote(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
-                    const struct ctl_failover *fo, const struct ctl_pod *to)
+static bool promote_and_finish(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
+                               const struct ctl_failover *fo, const struct ctl_pod *to)
 {
 	/* 409: the target still sees the old primary's Lease as valid (it observes it a
 	 * renewPeriod apart from us): retry soon, not with the failure backoff */
@@ -266,7 +301,7 @@ static bool back_as_primary(const struct ctl_view *v, struct ctl_plan *p, const 
 	return true;
 }
 
-static bool promote_elected(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+static bool promote_elected(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
                             const struct ctl_failover *fo, const struct ctl_pod *old,
                             const struct ctl_pod *cand)
 {
@@ -286,10 +321,10 @@ static bool promote_elected(const struct ctl_view *v, struct plan_state *s, stru
 	ctl_plan_event(p, c == CATCH_UP_TIMED_OUT, "FailoverPromoting",
 	               "promoting %s (offset %lld) instead of %s: %s", cand->name,
 	               cand->inst.offset, fo->from, note);
-	return promote(v, s, p, fo, cand);
+	return promote_and_finish(v, s, p, fo, cand);
 }
 
-static bool fencing(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+static bool fencing(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
                     const struct ctl_failover *fo)
 {
 	const struct ctl_pod *cp = ctl_view_pod(v, fo->from), *cand;
@@ -311,7 +346,7 @@ static bool fencing(const struct ctl_view *v, struct plan_state *s, struct ctl_p
 		ctl_plan_requeue(p, delay - elapsed_ms(v, fo));
 		return false;
 	}
-	cand = plan_elect(v, fo->from, cp ? cp->inst.repl_id : NULL);
+	cand = failover_elect(v, fo->from, cp ? cp->inst.repl_id : NULL);
 	if (!cand && self_promotion_ok(v, cp))
 		cand = cp;
 	if (!cand) {
@@ -327,7 +362,7 @@ static bool fencing(const struct ctl_view *v, struct plan_state *s, struct ctl_p
 	return promote_elected(v, s, p, fo, cp, cand);
 }
 
-static bool promoting(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+static bool promoting(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
                       const struct ctl_failover *fo)
 {
 	const struct ctl_pod *to = ctl_view_pod(v, fo->to);
@@ -343,7 +378,7 @@ static bool promoting(const struct ctl_view *v, struct plan_state *s, struct ctl
 	if (strcmp(fo->from, fo->to) != 0 && back_as_primary(v, p, ctl_view_pod(v, fo->from)))
 		return true;
 	if (!to || to->deleting ||
-	    (!ctl_inst_ok(&to->inst) && elapsed_ms(v, fo) > v->cfg->promote_timeout_ms)) {
+	    (!ctl_inst_ok(&to->inst) && elapsed_ms(v, fo) > timeout_promoting(v))) {
 		status_fo(p, CTL_FO_FENCING, fo, NULL);
 		ctl_plan_event(p, true, "FailoverRetarget", "%s cannot be promoted: electing again",
 		               fo->to);
@@ -354,19 +389,19 @@ static bool promoting(const struct ctl_view *v, struct plan_state *s, struct ctl
 		ctl_plan_requeue(p, REQUEUE_FAST_MS);
 		return false;
 	}
-	return promote(v, s, p, fo, to);
+	return promote_and_finish(v, s, p, fo, to);
 }
 
-static bool detect(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+static bool detect(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p)
 {
 	struct ctl_failover fo = { 0 };
 	const char *why = NULL;
 
-	if (!plan_primary_down(v, s, &why))
+	if (!primary_down(v, s, &why))
 		return true;
 	/* A primary whose pod is gone with nobody to take over (hibernation just ended, a
 	 * one-instance cluster): the pods step recreates it, and it boots as primary. */
-	if (!s->primary_pod && !plan_elect(v, s->primary, NULL))
+	if (!s->primary_pod && !failover_elect(v, s->primary, NULL))
 		return true;
 	fo.active = true;
 	snprintf(fo.phase, sizeof(fo.phase), "%s", CTL_FO_FENCING);
@@ -381,14 +416,14 @@ static bool detect(const struct ctl_view *v, struct plan_state *s, struct ctl_pl
 
 /* --- switchover --------------------------------------------------------------------- */
 
-static void switchover_done(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+static void switchover_done(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
                             const struct ctl_failover *fo, const struct ctl_pod *to)
 {
 	ctl_plan_status(p, json_pack("{s:s,s:s,s:n}", "currentPrimary", to->name, "targetPrimary",
 	                             to->name, "failover"));
-	plan_leader_endpoints(v, p, to);
-	plan_label(p, to, CTL_ROLE_PRIMARY); /* first: see plan_label */
-	plan_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
+	failover_leader_endpoints(v, p, to);
+	failover_label(p, to, CTL_ROLE_PRIMARY); /* first: see failover_label */
+	failover_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
 	if (json_object_get(v->rc->meta.annotations, CTL_ANN_SWITCHOVER))
 		ctl_plan_add(p, CTL_ACT_CLUSTER)->obj =
 		        json_pack("{s:{s:{s:n}}}", "metadata", "annotations", CTL_ANN_SWITCHOVER);
@@ -399,7 +434,7 @@ static void switchover_done(const struct ctl_view *v, struct plan_state *s, stru
 	s->primary_pod = to;
 }
 
-static void switchover_post(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+static void switchover_post(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
                             const struct ctl_failover *fo, const struct ctl_pod *from,
                             const struct ctl_pod *to)
 {
@@ -412,8 +447,8 @@ static void switchover_post(const struct ctl_view *v, struct plan_state *s, stru
 	switchover_done(v, s, p, fo, to);
 }
 
-void plan_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
-                     const struct ctl_pod *target, const char *reason)
+void failover_start_switchover(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
+                               const struct ctl_pod *target, const char *reason)
 {
 	struct ctl_failover fo = { 0 };
 
@@ -431,11 +466,11 @@ void plan_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_
 	switchover_post(v, s, p, &fo, s->primary_pod, target);
 }
 
-static bool switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+static bool switchover(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
                        const struct ctl_failover *fo)
 {
 	const struct ctl_pod *from = ctl_view_pod(v, fo->from), *to = ctl_view_pod(v, fo->to);
-	int64_t limit = v->rc->spec.failover.switchover_timeout.ms * 3 + SWITCHOVER_MARGIN;
+	int64_t limit = timeout_switchover(v);
 
 	s->phase = "Switching over";
 	s->progressing = true;
@@ -478,7 +513,7 @@ static bool switchover(const struct ctl_view *v, struct plan_state *s, struct ct
 
 /* --- in-place restart of the primary ---------------------------------------------------- */
 
-static bool primary_restart(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+static bool primary_restart(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p,
                             const struct ctl_failover *fo)
 {
 	const struct ctl_pod *pp = ctl_view_pod(v, fo->from);
@@ -488,7 +523,7 @@ static bool primary_restart(const struct ctl_view *v, struct plan_state *s, stru
 		ctl_plan_event(p, false, "PrimaryRestarted", "%s restarted as primary", fo->from);
 		return true;
 	}
-	if (elapsed_ms(v, fo) > v->cfg->restart_timeout_ms) {
+	if (elapsed_ms(v, fo) > timeout_restart(v)) {
 		struct ctl_failover f = *fo;
 
 		snprintf(f.reason, sizeof(f.reason), "restart of the primary %.200s took too long",
@@ -503,26 +538,84 @@ static bool primary_restart(const struct ctl_view *v, struct plan_state *s, stru
 	return true;
 }
 
-/* --- dispatch ----------------------------------------------------------------------- */
+void failover_start_restart(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p)
+{
+	struct ctl_failover fo = { 0 };
 
-static const struct {
-	const char *phase;
-	bool (*fn)(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
-	           const struct ctl_failover *fo);
-} phases[] = {
-	{ CTL_FO_FENCING, fencing },
-	{ CTL_FO_PROMOTING, promoting },
-	{ CTL_FO_SWITCHOVER, switchover },
-	{ CTL_FO_RESTART, primary_restart },
+	fo.active = true;
+	snprintf(fo.phase, sizeof(fo.phase), "%s", CTL_FO_RESTART);
+	snprintf(fo.from, sizeof(fo.from), "%s", s->primary);
+	snprintf(fo.reason, sizeof(fo.reason), "%s", "rolling update");
+	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, fo.started_at);
+	status_fo(p, CTL_FO_RESTART, &fo, s->primary);
+	ctl_plan_delete(p, &k8s_res_pods, s->primary);
+	ctl_plan_event(p, false, "RollingUpdate", "restarting the primary %s in place", s->primary);
+}
+
+/* --- the table ----------------------------------------------------------------------- */
+
+static const struct failover_phase phases[] = {
+	{
+	        .name = CTL_FO_FENCING,
+	        .entered_when = "the primary is confirmed down; a Promoting target is lost; a "
+	                        "switchover failed half-way; a PrimaryRestart took too long",
+	        .action = "the old primary back with the Lease: cancelled. Else wait until it "
+	                  "is fenced or its Lease is free, honour spec.failover.delay, elect, "
+	                  "POST /v1/fence to a reachable old primary, wait for the elected "
+	                  "replica to reach a fenced old primary's offset, then Promoting",
+	        .run = fencing,
+	        .next = { CTL_FO_PROMOTING, "" },
+	        .timeout_ms = timeout_fencing,
+	        .on_timeout = "the catch-up ends: promoted anyway (FailoverPromoting, Warning)",
+	},
+	{
+	        .name = CTL_FO_PROMOTING,
+	        .entered_when = "a replica was elected (status.failover.to)",
+	        .action = "POST /v1/promote to `to` (it takes the Lease); once it is a "
+	                  "writable primary holding the Lease: currentPrimary, lastFailover, "
+	                  "labels, the leader EndpointSlice, the other replicas re-pointed",
+	        .run = promoting,
+	        .next = { "", CTL_FO_FENCING },
+	        .timeout_ms = timeout_promoting,
+	        .on_timeout = "`to` unreachable that long (or gone): Fencing, elect again",
+	},
+	{
+	        .name = CTL_FO_SWITCHOVER,
+	        .entered_when = "redis.io/switchover-to, or the primary's turn in a rolling "
+	                        "update",
+	        .action = "POST /v1/switchover to `from` (its manager pauses, waits for the "
+	                  "target's offset, hands the Lease over); once `to` holds the Lease: "
+	                  "currentPrimary, labels, the annotation removed",
+	        .run = switchover,
+	        .next = { "", CTL_FO_FENCING },
+	        .timeout_ms = timeout_switchover,
+	        .on_timeout = "`from` still the writable primary: given up (SwitchoverFailed)",
+	},
+	{
+	        .name = CTL_FO_RESTART,
+	        .entered_when = "the primary's turn in a rolling update with "
+	                        "primaryUpdateMethod: restart",
+	        .action = "wait for the recreated pod to be ready as a writable primary",
+	        .run = primary_restart,
+	        .next = { "", CTL_FO_FENCING },
+	        .timeout_ms = timeout_restart,
+	        .on_timeout = "Fencing (PrimaryRestartTimeout)",
+	},
 };
 
-bool plan_failover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+const struct failover_phase *failover_phases(size_t *n)
+{
+	*n = sizeof(phases) / sizeof(phases[0]);
+	return phases;
+}
+
+bool failover_step(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p)
 {
 	if (!v->fo.active)
 		return detect(v, s, p);
 	for (size_t i = 0; i < sizeof(phases) / sizeof(phases[0]); i++)
-		if (strcmp(v->fo.phase, phases[i].phase) == 0)
-			return phases[i].fn(v, s, p, &v->fo);
+		if (strcmp(v->fo.phase, phases[i].name) == 0)
+			return phases[i].run(v, s, p, &v->fo);
 	clear_fo(p);
 	ctl_plan_event(p, true, "FailoverStateUnknown",
 	               "status.failover.phase %s is unknown: cleared", v->fo.phase);

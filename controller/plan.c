@@ -13,53 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/failover.h"
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
 
 #define REQUEUE_FAST_MS     500
 #define REQUEUE_SLOW_MS     5000
 #define ANSWER_REFRESHED_MS 10000 /* a poll answer younger than this is being refreshed */
-
-/* --- helpers shared with failover.c ---------------------------------------------------- */
-
-bool plan_user_fenced(const struct ctl_view *v, const char *pod)
-{
-	const char *text =
-	        json_string_value(json_object_get(v->rc->meta.annotations, CTL_ANN_FENCED));
-	json_t *list, *it;
-	bool found = false;
-	size_t i;
-
-	if (!text || jsonx_loadb(text, strlen(text), 64 * 1024, &list, NULL) < 0)
-		return false;
-	json_array_foreach (list, i, it) {
-		const char *s = json_string_value(it);
-
-		if (s && (strcmp(s, "*") == 0 || strcmp(s, pod) == 0))
-			found = true;
-	}
-	json_decref(list);
-	return found;
-}
-
-void plan_label(struct ctl_plan *p, const struct ctl_pod *pod, const char *role)
-{
-	if (!pod || pod->deleting || (pod->role_label && strcmp(pod->role_label, role) == 0))
-		return;
-	ctl_plan_patch(p, &k8s_res_pods, pod->name,
-	               json_pack("{s:{s:{s:s}}}", "metadata", "labels", CTL_LABEL_ROLE, role));
-}
-
-json_t *plan_failover_json(const char *phase, const char *from, const char *to, const char *reason,
-                           const char *started_at)
-{
-	json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "phase", phase, "from", from ? from : "",
-	                      "reason", reason ? reason : "", "startedAt", started_at);
-
-	if (to && *to)
-		json_object_set_new(j, "to", json_string(to));
-	return j;
-}
 
 static const char *annotation(const struct ctl_view *v, const char *key)
 {
@@ -100,23 +60,49 @@ static const char *const own_role[] = { "metadata.labels", "rules", NULL };
 static const char *const own_binding[] = { "metadata.labels", "subjects", NULL };
 static const char *const own_data[] = { "metadata.labels", "data", NULL };
 
-void plan_leader_endpoints(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pod)
-{
-	static const char *const own[] = { "metadata.labels", "endpoints", "ports", NULL };
-	json_t *have = v->child[CTL_CHILD_LEADER_ENDPOINTS], *want;
-	/* Not whether the controller reaches it: a controller cut from the pods must not take
-	 * every primary out of its Service. A fenced primary takes no writes anyway. */
-	bool ready = pod && !pod->deleting && !pod->inst.fenced;
+/* --- the failover module (failover.h): it is handed the primary and hands back what moved */
 
-	if (pod && pod->deleting)
-		pod = NULL;
-	want = desired_leader_endpoints(v->rc, pod ? pod->name : NULL, pod ? pod->uid : NULL,
-	                                pod ? pod->ip : NULL, ready);
-	/* the API server gives an empty list back as null */
-	if (have && !json_array_size(json_object_get(want, "endpoints")) &&
-	    !json_is_array(json_object_get(have, "endpoints")))
-		json_object_set_new(want, "endpoints", json_null());
-	ensure(p, &k8s_res_endpointslices, have, want, own);
+static struct failover_io io_of(const struct plan_state *s)
+{
+	return (struct failover_io){ .primary = s->primary, .primary_pod = s->primary_pod };
+}
+
+static void io_back(struct plan_state *s, const struct failover_io *io)
+{
+	s->primary = io->primary;
+	s->primary_pod = io->primary_pod;
+	if (io->phase)
+		s->phase = io->phase;
+	if (io->phase_reason)
+		s->phase_reason = io->phase_reason;
+	s->progressing |= io->progressing;
+}
+
+/* Failover, switchover and primary restart in flight, or a primary just confirmed down. */
+static bool step_failover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+{
+	struct failover_io io = io_of(s);
+	bool go = failover_step(v, &io, p);
+
+	io_back(s, &io);
+	return go;
+}
+
+static void start_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                             const struct ctl_pod *target, const char *reason)
+{
+	struct failover_io io = io_of(s);
+
+	failover_start_switchover(v, &io, p, target, reason);
+	io_back(s, &io);
+}
+
+static void start_restart(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+{
+	struct failover_io io = io_of(s);
+
+	failover_start_restart(v, &io, p);
+	io_back(s, &io);
 }
 
 /* --- steps: the objects around the pods -------------------------------------------------- */
@@ -543,11 +529,11 @@ static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl
 
 static bool step_labels(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
-	plan_leader_endpoints(v, p, s->primary_pod);
-	plan_label(p, s->primary_pod, CTL_ROLE_PRIMARY); /* first: see plan_label */
+	failover_leader_endpoints(v, p, s->primary_pod);
+	failover_label(p, s->primary_pod, CTL_ROLE_PRIMARY); /* first: see failover_label */
 	for (size_t i = 0; i < v->npods; i++)
 		if (strcmp(v->pods[i].name, s->primary) != 0)
-			plan_label(p, &v->pods[i], CTL_ROLE_REPLICA);
+			failover_label(p, &v->pods[i], CTL_ROLE_REPLICA);
 	return true;
 }
 
@@ -586,7 +572,7 @@ static bool step_user_fencing(const struct ctl_view *v, struct plan_state *s, st
 	(void)s;
 	for (size_t i = 0; i < v->npods; i++) {
 		const struct ctl_pod *pod = &v->pods[i];
-		bool want = plan_user_fenced(v, pod->name);
+		bool want = failover_user_fenced(v, pod->name);
 		bool ours = strcmp(pod->inst.fence_reason, CTL_USER_FENCE_REASON) == 0;
 
 		if (pod->deleting || !pod->ip || !ctl_inst_current(v, &pod->inst))
@@ -604,49 +590,13 @@ static bool step_user_fencing(const struct ctl_view *v, struct plan_state *s, st
 	return true;
 }
 
-/* The manager says it replicates from the primary AND its server agrees (role). */
-static bool follows(const struct ctl_pod *pod, const struct ctl_pod *primary)
-{
-	const struct ctl_inst *i = &pod->inst;
-
-	if (strcmp(i->state, "replica") != 0)
-		return strcmp(i->state, "parked") != 0 && strcmp(i->state, "primary") != 0;
-	return strcmp(i->role, "replica") == 0 && strcmp(i->master_host, primary->ip) == 0 &&
-	       i->master_port == CTL_PORT_REDIS;
-}
-
-void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pp,
-                 const char *skip)
-{
-	for (size_t i = 0; i < v->npods; i++) {
-		const struct ctl_pod *pod = &v->pods[i];
-
-		if (pod == pp || (skip && strcmp(pod->name, skip) == 0) || pod->deleting ||
-		    !pod->ip || !ctl_inst_current(v, &pod->inst) || !pod->inst.server_up ||
-		    plan_user_fenced(v, pod->name))
-			continue;
-		if (follows(pod, pp)) {
-			/* a replica is read-only: a fence left from its primary days only pauses it */
-			if (pod->inst.fenced && strcmp(pod->inst.state, "replica") == 0 &&
-			    strcmp(pod->inst.fence_reason, CTL_USER_FENCE_REASON) != 0)
-				ctl_plan_instance(p, pod, "unfence", NULL)->optional = true;
-			continue;
-		}
-		ctl_plan_instance(p, pod, "replicate",
-		                  json_pack("{s:s,s:i}", "host", pp->ip, "port", CTL_PORT_REDIS))
-		        ->optional = true;
-		ctl_plan_event(p, false, "ReplicaRepointed", "%s now replicates from %s", pod->name,
-		               pp->name);
-	}
-}
-
 static bool step_follow(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
 	const struct ctl_pod *pp = s->primary_pod;
 
 	if (pp && pp->ip && ctl_inst_current(v, &pp->inst) &&
 	    ctl_inst_is_writable_primary(&pp->inst))
-		plan_follow(v, p, pp, NULL);
+		failover_follow(v, p, pp, NULL);
 	return true;
 }
 
@@ -734,8 +684,8 @@ static const struct ctl_pod *switchover_target(const struct ctl_view *v, const s
 	const struct ctl_pod *t;
 
 	if (strcmp(want, "auto") == 0)
-		return plan_elect(v, s->primary,
-		                  s->primary_pod ? s->primary_pod->inst.repl_id : NULL);
+		return failover_elect(v, s->primary,
+		                      s->primary_pod ? s->primary_pod->inst.repl_id : NULL);
 	t = ctl_view_pod(v, want);
 	if (!t || t->deleting || !t->ip || !ctl_inst_ok(&t->inst) ||
 	    strcmp(t->inst.state, "replica") != 0 || strcmp(t->inst.link, "up") != 0)
@@ -765,7 +715,7 @@ static bool step_switchover_request(const struct ctl_view *v, struct plan_state 
 		ctl_plan_requeue(p, REQUEUE_SLOW_MS);
 		return true;
 	}
-	plan_switchover(v, s, p, t, "requested");
+	start_switchover(v, s, p, t, "requested");
 	return false;
 }
 
@@ -822,24 +772,12 @@ static const struct ctl_pod *best_updated_replica(const struct ctl_view *v,
 		const struct ctl_pod *pod = &v->pods[i];
 
 		if (pod == s->primary_pod || !rolled_out(pod, s) || !pod->ready ||
-		    strcmp(pod->inst.link, "up") != 0 || plan_user_fenced(v, pod->name))
+		    strcmp(pod->inst.link, "up") != 0 || failover_user_fenced(v, pod->name))
 			continue;
 		if (!best || pod->inst.offset > best->inst.offset)
 			best = pod;
 	}
 	return best;
-}
-
-static void restart_primary(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
-{
-	char now[CTL_TIME_MAX];
-
-	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, now);
-	ctl_plan_status(p, json_pack("{s:o}", "failover",
-	                             plan_failover_json(CTL_FO_RESTART, s->primary, s->primary,
-	                                                "rolling update", now)));
-	ctl_plan_delete(p, &k8s_res_pods, s->primary);
-	ctl_plan_event(p, false, "RollingUpdate", "restarting the primary %s in place", s->primary);
 }
 
 static bool update_primary(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
@@ -858,7 +796,7 @@ static bool update_primary(const struct ctl_view *v, struct plan_state *s, struc
 		ctl_plan_add(p, CTL_ACT_CLUSTER)->obj =
 		        json_pack("{s:{s:{s:n}}}", "metadata", "annotations", CTL_ANN_APPROVE);
 	if (t && (v->rc->spec.primary_update_method != API_UPDATE_RESTART || ephemeral)) {
-		plan_switchover(v, s, p, t, "rolling update");
+		start_switchover(v, s, p, t, "rolling update");
 		return false;
 	}
 	if (ephemeral && !approved) {
@@ -868,7 +806,7 @@ static bool update_primary(const struct ctl_view *v, struct plan_state *s, struc
 		ctl_plan_event(p, true, "PrimaryRestartSkipped", "%s", s->phase_reason);
 		return true;
 	}
-	restart_primary(v, s, p);
+	start_restart(v, s, p);
 	return false;
 }
 
@@ -944,7 +882,7 @@ static bool (*const steps[])(const struct ctl_view *, struct plan_state *, struc
 	step_services,
 	step_hibernation,
 	step_choose_primary,
-	plan_failover,
+	step_failover,
 	step_pods,
 	step_labels,
 	step_split_brain,

@@ -14,8 +14,10 @@
  * actions; a step that must wait for its actions to take effect ends the plan (the next
  * reconcile comes from the change it caused, or from requeue_ms). The order is the
  * creation order of DESIGN.md §3: RBAC, NetworkPolicy, Secrets, Lease, Services, then
- * failover/switchover (failover.c), pods (primary first, then replicas; scale down),
- * role labels, split-brain fencing, replicas following the primary, live configuration,
+ * failover/switchover (the failover module, failover.h: the planner asks it for its
+ * step and for the start of a switchover or an in-place restart of the primary, handing
+ * it the primary in a struct failover_io; it never calls the planner), pods (primary
+ * first, then replicas; scale down), role labels, split-brain fencing, replicas following the primary, live configuration,
  * switchover requests, rolling updates, PDBs, the connection Secret. The status is
  * computed last from the view (status.c).
  *
@@ -47,48 +49,6 @@ struct plan_state {
 };
 
 void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p);
-
-/* --- failover.c ----------------------------------------------------------------- */
-
-/* The failover/switchover/primary-restart state machine. false: the plan stops here. */
-bool plan_failover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p);
-/*
- * Is the current primary confirmed down (DESIGN.md §4: fenced by its own manager, or its
- * Lease released or expired while it does not answer as primary)? Never on one failed
- * poll; never before any primary ever held the Lease. *why gets a static reason.
- */
-bool plan_primary_down(const struct ctl_view *v, const struct plan_state *s, const char **why);
-/*
- * The replica to promote instead of `exclude`: reachable, serving, not loading or in a
- * full sync, not fenced by the user; from the same replication history as the old
- * primary's last known replication id (else from the largest group of replicas sharing
- * one); the highest offset, then ready, then the lowest serial. NULL when none.
- */
-const struct ctl_pod *plan_elect(const struct ctl_view *v, const char *exclude,
-                                 const char *primary_replid);
-/* Starts a switchover of the primary to target (status, POST /v1/switchover, labels). */
-void plan_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
-                     const struct ctl_pod *target, const char *reason);
-
-/* --- plan.c helpers shared with failover.c ----------------------------------------- */
-
-/* The pod is listed in the redis.io/fencedInstances annotation (or it says "*"). */
-bool plan_user_fenced(const struct ctl_view *v, const char *pod);
-/* Points every other instance (but skip, when set) that answers and does not follow pp
- * yet at pp (optional "replicate" actions); pp must be the writable primary. */
-void plan_follow(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pp,
-                 const char *skip);
-/* Points the <name>-leader EndpointSlice at pod (NULL or deleting: no endpoint), ready
- * unless its manager last said it is fenced (desired_leader_endpoints). */
-void plan_leader_endpoints(const struct ctl_view *v, struct ctl_plan *p, const struct ctl_pod *pod);
-/* Patches the redis.io/role label of pod to role when it differs. When the primary
- * moves, the new primary's label goes first, so that some pod always carries
- * role=primary (the primary PDB, users' own selectors). The <name>-leader Service does
- * not follow the labels: see desired_leader_endpoints. */
-void plan_label(struct ctl_plan *p, const struct ctl_pod *pod, const char *role);
-/* The failover object for the status (a new reference). */
-json_t *plan_failover_json(const char *phase, const char *from, const char *to, const char *reason,
-                           const char *started_at);
 
 /* The most names status.danglingPVCs holds (the CRD's maxItems). */
 #define PLAN_DANGLING_MAX 256

@@ -15,6 +15,7 @@
 
 #include "api/rediscluster.h"
 #include "controller/desired.h"
+#include "controller/failover.h"
 #include "controller/model.h"
 #include "controller/plan.h"
 #include "lib/alloc.h"
@@ -893,6 +894,45 @@ static const char *const hook_want[] = {
 	"delete:NetworkPolicy:c | patch:Service:c-leader | delete:PodDisruptionBudget:c-primary",
 };
 
+/* The next phase is one the table allows (failover.h): from none, the entries. */
+static bool phase_allowed(const char *from, const char *to)
+{
+	static const char *const entries[] = { CTL_FO_FENCING, CTL_FO_SWITCHOVER, CTL_FO_RESTART };
+	const struct failover_phase *t;
+	size_t n;
+
+	if (!from) {
+		for (size_t i = 0; i < ARRAY_LEN(entries); i++)
+			if (strcmp(to, entries[i]) == 0)
+				return true;
+		return false;
+	}
+	t = failover_phases(&n);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; strcmp(t[i].name, from) == 0 && t[i].next[k]; k++)
+			if (strcmp(t[i].next[k], to) == 0)
+				return true;
+	return false;
+}
+
+/* Every status.failover the plan writes follows the table, from the persisted phase. */
+static void check_transitions(const struct ctl_view *v, const struct ctl_plan *p, const char *name)
+{
+	const char *cur = v->fo.active ? v->fo.phase : NULL;
+
+	for (size_t i = 0; i < p->n; i++) {
+		json_t *fo = json_object_get(p->acts[i].obj, "failover");
+		const char *to;
+
+		if (p->acts[i].kind != CTL_ACT_STATUS || !fo)
+			continue;
+		to = json_is_null(fo) ? "" : json_string_value(json_object_get(fo, "phase"));
+		ck_assert_msg(to && phase_allowed(cur, to), "%s: status.failover %s -> %s", name,
+		              cur ? cur : "(none)", to ? to : "(no phase)");
+		cur = *to ? to : NULL;
+	}
+}
+
 START_TEST(plan_cases)
 {
 	const struct scenario *s = &cases[_i];
@@ -909,6 +949,7 @@ START_TEST(plan_cases)
 	ctl_plan_build(&w.v, &p);
 	got = signature(&p);
 	ck_assert_msg(strcmp(got, want) == 0, "%s:\n  want %s\n  got  %s", s->name, want, got);
+	check_transitions(&w.v, &p, s->name);
 	if (s->phase)
 		ck_assert_msg(p.phase && strcmp(p.phase, s->phase) == 0, "%s: phase %s", s->name,
 		              p.phase ? p.phase : "(none)");
@@ -1042,13 +1083,13 @@ START_TEST(leader_endpoints)
 	primary = &w.pods[0];
 	ck_assert_str_eq(primary->name, primary_name(&w));
 	ctl_plan_init(&p);
-	plan_leader_endpoints(&w.v, &p, primary);
+	failover_leader_endpoints(&w.v, &p, primary);
 	ck_assert_uint_eq(p.n, 0);
 	ctl_plan_release(&p);
 	primary->inst.fenced = true;
 	primary->inst.failures = 100; /* unreachable does not matter, fenced does */
 	ctl_plan_init(&p);
-	plan_leader_endpoints(&w.v, &p, primary);
+	failover_leader_endpoints(&w.v, &p, primary);
 	ck_assert_uint_eq(p.n, 1);
 	ck_assert_int_eq(p.acts[0].kind, CTL_ACT_PATCH);
 	ready = jsonx_get(p.acts[0].obj, "endpoints[0].conditions.ready");
@@ -1057,7 +1098,7 @@ START_TEST(leader_endpoints)
 	primary->inst.fenced = false;
 	primary->deleting = true;
 	ctl_plan_init(&p);
-	plan_leader_endpoints(&w.v, &p, primary);
+	failover_leader_endpoints(&w.v, &p, primary);
 	ck_assert_uint_eq(p.n, 1);
 	ck_assert_uint_eq(json_array_size(json_object_get(p.acts[0].obj, "endpoints")), 0);
 	ctl_plan_release(&p);
@@ -1153,13 +1194,13 @@ START_TEST(elect_rules)
 	const struct ctl_pod *p;
 
 	world_init(&w, &s);
-	p = plan_elect(&w.v, "c-1", "A");
+	p = failover_elect(&w.v, "c-1", "A");
 	ck_assert_ptr_nonnull(p);
 	ck_assert_str_eq(p->name, "c-5"); /* ties go to the lower serial */
 	w.pods[4].inst.loading = true;
-	ck_assert_str_eq(plan_elect(&w.v, "c-1", "A")->name, "c-6");
+	ck_assert_str_eq(failover_elect(&w.v, "c-1", "A")->name, "c-6");
 	snprintf(w.pods[5].inst.link, sizeof(w.pods[5].inst.link), "syncing");
-	ck_assert_ptr_null(plan_elect(&w.v, "c-1", "A"));
+	ck_assert_ptr_null(failover_elect(&w.v, "c-1", "A"));
 	world_release(&w);
 }
 END_TEST
