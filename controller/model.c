@@ -239,6 +239,36 @@ struct ctl_action *ctl_plan_instance(struct ctl_plan *p, const struct ctl_pod *p
 	return a;
 }
 
+json_t *ctl_body_fence(const char *reason)
+{
+	struct api_inst_request r = { .op = API_INST_FENCE, .reason = reason };
+
+	return api_inst_request_encode(&r);
+}
+
+json_t *ctl_body_promote(bool force)
+{
+	struct api_inst_request r = { .op = API_INST_PROMOTE, .force = force };
+
+	return api_inst_request_encode(&r);
+}
+
+json_t *ctl_body_replicate(const char *host, int port)
+{
+	struct api_inst_request r = { .op = API_INST_REPLICATE, .host = host, .port = port };
+
+	return api_inst_request_encode(&r);
+}
+
+json_t *ctl_body_switchover(const char *host, int port, int http_port)
+{
+	struct api_inst_request r = {
+		.op = API_INST_SWITCHOVER, .host = host, .port = port, .http_port = http_port
+	};
+
+	return api_inst_request_encode(&r);
+}
+
 void ctl_plan_event(struct ctl_plan *p, bool warning, const char *reason, const char *fmt, ...)
 {
 	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_EVENT);

@@ -310,6 +310,12 @@ struct ctl_action *ctl_plan_instance(struct ctl_plan *p, const struct ctl_pod *p
                                      json_t *body);
 void ctl_plan_event(struct ctl_plan *p, bool warning, const char *reason, const char *fmt, ...)
         __attribute__((format(printf, 4, 5)));
+/* Bodies of POST /v1/<op>, by the contract's encoder (api/instance_v1.h); new
+ * references for ctl_plan_instance. */
+json_t *ctl_body_fence(const char *reason);
+json_t *ctl_body_promote(bool force);
+json_t *ctl_body_replicate(const char *host, int port);
+json_t *ctl_body_switchover(const char *host, int port, int http_port);
 /* Sets requeue_ms to ms when sooner (or unset). */
 void ctl_plan_requeue(struct ctl_plan *p, int64_t ms);
 

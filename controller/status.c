@@ -26,7 +26,8 @@ static const char *inst_role(const struct ctl_pod *pod, const struct plan_state 
 {
 	if (!ctl_inst_ok(&pod->inst))
 		return "unknown";
-	if (strcmp(pod->inst.role, "primary") == 0 || strcmp(pod->inst.role, "replica") == 0)
+	if (strcmp(pod->inst.role, API_INST_ROLE_PRIMARY) == 0 ||
+	    strcmp(pod->inst.role, API_INST_ROLE_REPLICA) == 0)
 		return pod->inst.role;
 	return strcmp(pod->name, s->primary) == 0 ? "primary" : "unknown";
 }
@@ -135,7 +136,7 @@ static void gather(const struct ctl_view *v, const struct plan_state *s, struct 
 		if (strcmp(pod->name, s->primary) == 0)
 			f->primary_ok =
 			        instance_ready(v, pod) && ctl_inst_is_writable_primary(&pod->inst);
-		else if (!ctl_inst_ok(&pod->inst) || strcmp(pod->inst.link, "up") != 0)
+		else if (!ctl_inst_ok(&pod->inst) || strcmp(pod->inst.link, API_INST_LINK_UP) != 0)
 			f->replication_ok = false;
 	}
 	f->ready_all = f->primary_ok && (int64_t)f->ready == v->rc->spec.instances &&
