@@ -82,8 +82,7 @@ int bs_decide(const struct bs_input *in, struct bs_decision *out, struct err *e)
 		i++;
 	*out = (struct bs_decision){ .action = rules[i].action, .reason = rules[i].reason };
 	switch (out->action) {
-	case BS_SUSPENDED:
-		break;
+	case BS_SUSPENDED: break;
 	case BS_CREATE: /* not due (immediate): nothing fell in (anchor, now], after_ms > now */
 		out->schedule_ms = s.due ? s.due_ms : in->now_ms;
 		out->next_ms = s.after_ms;
@@ -93,9 +92,7 @@ int bs_decide(const struct bs_input *in, struct bs_decision *out, struct err *e)
 		out->schedule_ms = s.due_ms;
 		out->next_ms = s.after_ms;
 		break;
-	case BS_WAIT:
-		out->next_ms = s.after_ms;
-		break;
+	case BS_WAIT: out->next_ms = s.after_ms; break;
 	}
 	return 0;
 }
@@ -160,7 +157,8 @@ size_t bs_past_retention(const struct bs_artifact *a, size_t n, int64_t retentio
 	if (retention_ms <= 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		if (a[i].completed && a[i].time_ms > 0 && (newest == n || a[i].time_ms > newest_ms)) {
+		if (a[i].completed && a[i].time_ms > 0 &&
+		    (newest == n || a[i].time_ms > newest_ms)) {
 			newest = i;
 			newest_ms = a[i].time_ms;
 		}

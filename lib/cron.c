@@ -24,8 +24,8 @@ static const struct field {
 	int min, max;
 	const char *const *names; /* names[i] is min + i */
 } fields[] = {
-	{ "minute", 0, 59, NULL },         { "hour", 0, 23, NULL },
-	{ "day-of-month", 1, 31, NULL },   { "month", 1, 12, month_names },
+	{ "minute", 0, 59, NULL },          { "hour", 0, 23, NULL },
+	{ "day-of-month", 1, 31, NULL },    { "month", 1, 12, month_names },
 	{ "day-of-week", 0, 7, day_names },
 };
 
@@ -190,10 +190,11 @@ int cron_parse(const char *expr, struct cron *out, struct err *e)
 			if (strcmp(expr, macros[i].name) == 0)
 				expr = macros[i].expr;
 		if (expr[0] == '@')
-			return err_set(e, -EINVAL,
-			               "unknown macro \"%.16s\" (use @yearly, @annually, @monthly, "
-			               "@weekly, @daily, @midnight, @hourly or \"@every <duration>\")",
-			               expr);
+			return err_set(
+			        e, -EINVAL,
+			        "unknown macro \"%.16s\" (use @yearly, @annually, @monthly, "
+			        "@weekly, @daily, @midnight, @hourly or \"@every <duration>\")",
+			        expr);
 		len = strlen(expr);
 	}
 	memcpy(buf, expr, len + 1);

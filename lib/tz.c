@@ -104,8 +104,8 @@ void tz_to_civil(int64_t s, struct tz_civil *out)
 
 int64_t tz_from_civil(const struct tz_civil *c)
 {
-	return tz_days_from_civil(c->year, c->mon, c->mday) * 86400 + c->hour * 3600 +
-	       c->min * 60 + c->sec;
+	return tz_days_from_civil(c->year, c->mon, c->mday) * 86400 + c->hour * 3600 + c->min * 60 +
+	       c->sec;
 }
 
 /* --- names ------------------------------------------------------------------------------- */

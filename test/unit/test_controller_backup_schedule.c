@@ -98,8 +98,8 @@ START_TEST(decide)
 		              d.action);
 		ck_assert_msg(d.schedule_ms == decisions[_i].schedule_ms, "%s: schedule %lld",
 		              decisions[_i].why, (long long)d.schedule_ms);
-		ck_assert_msg(d.next_ms == decisions[_i].next_ms, "%s: next %lld", decisions[_i].why,
-		              (long long)d.next_ms);
+		ck_assert_msg(d.next_ms == decisions[_i].next_ms, "%s: next %lld",
+		              decisions[_i].why, (long long)d.next_ms);
 		ck_assert_ptr_nonnull(d.reason);
 	}
 	tz_free(z);
@@ -193,7 +193,8 @@ START_TEST(retention)
 	ck_assert_uint_eq(n, 2);
 	ck_assert_uint_eq(out[0], 0);
 	ck_assert_uint_eq(out[1], 3);
-	ck_assert_uint_eq(bs_past_retention(stale + 2, 2, 30 * DAY, T0, out), 0); /* none complete */
+	ck_assert_uint_eq(bs_past_retention(stale + 2, 2, 30 * DAY, T0, out),
+	                  0); /* none complete */
 }
 END_TEST
 

@@ -37,19 +37,19 @@ static const struct {
 } parses[] = {
 	{ "0 3 * * *", { 1, 1 << 3, ALL_DOM, ALL_MONTHS, ALL_DOW, true, true, 0 } },
 	{ "*/15 9-17 * * MON-FRI",
-	  { 1 | 1 << 15 | UINT64_C(1) << 30 | UINT64_C(1) << 45, 0x3fe00, ALL_DOM, ALL_MONTHS,
-	    0x3e, true, false, 0 } },
+	  { 1 | 1 << 15 | UINT64_C(1) << 30 | UINT64_C(1) << 45, 0x3fe00, ALL_DOM, ALL_MONTHS, 0x3e,
+	    true, false, 0 } },
 	{ "5/20 * * * *",
-	  { UINT64_C(1) << 5 | UINT64_C(1) << 25 | UINT64_C(1) << 45, 0xffffff, ALL_DOM,
-	    ALL_MONTHS, ALL_DOW, true, true, 0 } },
+	  { UINT64_C(1) << 5 | UINT64_C(1) << 25 | UINT64_C(1) << 45, 0xffffff, ALL_DOM, ALL_MONTHS,
+	    ALL_DOW, true, true, 0 } },
 	{ "0 0 1,15 JAN,jul *",
 	  { 1, 1, 1 << 1 | 1 << 15, 1 << 1 | 1 << 7, ALL_DOW, false, true, 0 } },
 	{ "0 0 * * 7", { 1, 1, ALL_DOM, ALL_MONTHS, 1, true, false, 0 } },
 	{ "0 0 * * 5-7", { 1, 1, ALL_DOM, ALL_MONTHS, 0x61, true, false, 0 } },
 	{ "0\t0  * *\tsun ", { 1, 1, ALL_DOM, ALL_MONTHS, 1, true, false, 0 } },
 	{ "00 07 01-02 * *", { 1, 1 << 7, 6, ALL_MONTHS, ALL_DOW, false, true, 0 } },
-	{ "59 23 31 12 6", { UINT64_C(1) << 59, 1 << 23, UINT32_C(1) << 31, 1 << 12, 1 << 6,
-	                     false, false, 0 } },
+	{ "59 23 31 12 6",
+	  { UINT64_C(1) << 59, 1 << 23, UINT32_C(1) << 31, 1 << 12, 1 << 6, false, false, 0 } },
 	{ "* * * * *", { ALL_MINUTES, 0xffffff, ALL_DOM, ALL_MONTHS, ALL_DOW, true, true, 0 } },
 	{ "@weekly", { 1, 1, ALL_DOM, ALL_MONTHS, 1, true, false, 0 } },
 	{ "@monthly", { 1, 1, 1 << 1, ALL_MONTHS, ALL_DOW, false, true, 0 } },
@@ -254,8 +254,8 @@ START_TEST(next_and_latest_agree)
 			ck_assert_int_eq(cron_next(&c, z, prev, &t), 0);
 			ck_assert_int_gt(t, prev);
 			ck_assert_int_eq(cron_latest(&c, z, prev, t, &l), 0);
-			ck_assert_msg(l == t, "%s in %s: latest %lld, next %lld", exprs[x], zones[_i],
-			              (long long)l, (long long)t);
+			ck_assert_msg(l == t, "%s in %s: latest %lld, next %lld", exprs[x],
+			              zones[_i], (long long)l, (long long)t);
 			ck_assert_int_eq(cron_latest(&c, z, prev, t - 1, &l), -ENOENT);
 			prev = t;
 		}

@@ -58,11 +58,11 @@ static const struct {
 	int64_t at;
 	int32_t offset;
 } offsets[] = {
-	{ "Europe/Berlin", 1774745999, 3600 },  /* 2026-03-29T00:59:59Z, CET */
-	{ "Europe/Berlin", 1774746000, 7200 },  /* 01:00:00Z, CEST */
-	{ "Europe/Berlin", 1792889999, 7200 },  /* 2026-10-25T00:59:59Z */
-	{ "Europe/Berlin", 1792890000, 3600 },  /* 01:00:00Z */
-	{ "Europe/Berlin", 4118644800, 7200 },  /* 2100-07-07T12:00:00Z: the footer rule */
+	{ "Europe/Berlin", 1774745999, 3600 },      /* 2026-03-29T00:59:59Z, CET */
+	{ "Europe/Berlin", 1774746000, 7200 },      /* 01:00:00Z, CEST */
+	{ "Europe/Berlin", 1792889999, 7200 },      /* 2026-10-25T00:59:59Z */
+	{ "Europe/Berlin", 1792890000, 3600 },      /* 01:00:00Z */
+	{ "Europe/Berlin", 4118644800, 7200 },      /* 2100-07-07T12:00:00Z: the footer rule */
 	{ "America/New_York", 1772953199, -18000 }, /* 2026-03-08T06:59:59Z, EST */
 	{ "America/New_York", 1772953200, -14400 }, /* 07:00:00Z, EDT */
 	{ "America/New_York", 1793512799, -14400 }, /* 2026-11-01T05:59:59Z */
@@ -171,8 +171,8 @@ START_TEST(parse_v1_and_damage)
 	struct tz *z = NULL;
 	struct err e = { 0 };
 
-	f[39] = 1; /* typecnt */
-	f[43] = 4; /* charcnt */
+	f[39] = 1;                          /* typecnt */
+	f[43] = 4;                          /* charcnt */
 	f[44 + 2] = 0x0e, f[44 + 3] = 0x10; /* utoff 3600 */
 	memcpy(f + 50, "ONE", 4);
 	ck_assert_int_eq(tz_parse("Test/One", f, sizeof(f), &z, &e), 0);
@@ -215,9 +215,8 @@ START_TEST(footers)
 	size_t len = 0;
 	struct err e = { 0 };
 
-	ck_assert_int_eq(file_read_all(TZ_ZONEINFO_DIR "/Europe/Berlin", TZ_FILE_MAX, &data, &len,
-	                               &e),
-	                 0);
+	ck_assert_int_eq(
+	        file_read_all(TZ_ZONEINFO_DIR "/Europe/Berlin", TZ_FILE_MAX, &data, &len, &e), 0);
 	/* The footer is the last line: cut it and append each case. */
 	ck_assert_int_eq(data[len - 1], '\n');
 	len--;
@@ -246,9 +245,9 @@ END_TEST
 START_TEST(same_as_glibc)
 {
 	static const char *const zones[] = {
-		"Europe/Berlin",   "America/New_York", "Australia/Sydney", "Asia/Kolkata",
-		"America/Nuuk",    "Pacific/Chatham",  "Australia/Lord_Howe", "America/Sao_Paulo",
-		"Europe/Dublin",   "Africa/Casablanca", "Asia/Tehran",      "America/St_Johns",
+		"Europe/Berlin", "America/New_York",  "Australia/Sydney",    "Asia/Kolkata",
+		"America/Nuuk",  "Pacific/Chatham",   "Australia/Lord_Howe", "America/Sao_Paulo",
+		"Europe/Dublin", "Africa/Casablanca", "Asia/Tehran",         "America/St_Johns",
 	};
 	struct tz *z = load(zones[_i]);
 
@@ -259,8 +258,8 @@ START_TEST(same_as_glibc)
 		struct tm tm;
 
 		ck_assert_ptr_nonnull(localtime_r(&tt, &tm));
-		ck_assert_msg(tz_offset(z, t) == tm.tm_gmtoff, "%s at %lld: %d, glibc %ld", zones[_i],
-		              (long long)t, tz_offset(z, t), tm.tm_gmtoff);
+		ck_assert_msg(tz_offset(z, t) == tm.tm_gmtoff, "%s at %lld: %d, glibc %ld",
+		              zones[_i], (long long)t, tz_offset(z, t), tm.tm_gmtoff);
 	}
 	tz_free(z);
 }
