@@ -59,8 +59,14 @@ static const struct api_schema target = {
 
 static const struct api_schema method = {
 	.type = API_STRING,
-	.enums = API_STRS("rdb"),
+	.enums = API_STRS("rdb", "aof"),
 	.default_json = "\"rdb\"",
+};
+
+static const struct api_schema deletion_policy = {
+	.type = API_STRING,
+	.enums = API_STRS("Retain", "Delete"),
+	.default_json = "\"Retain\"",
 };
 
 /* A RedisBackup's spec, and a RedisScheduledBackup's template. */
@@ -70,11 +76,15 @@ static const struct api_schema backup_spec = {
 	                             cluster_name),
 	                   API_FIELD("target", &target, API_C_ENUM, struct api_backup_spec, target),
 	                   API_FIELD("method", &method, API_C_ENUM, struct api_backup_spec, method),
+	                   API_FIELD("deletionPolicy", &deletion_policy, API_C_ENUM,
+	                             struct api_backup_spec, deletion_policy),
 	                   API_FIELD_FLAG("destination", &destination, API_C_STRUCT,
 	                                  struct api_backup_spec, destination, destination.set)),
 };
 
 #define STATUS struct api_redis_backup_status
+
+static const struct api_schema conditions = { .type = API_ARRAY, .items = &api_condition_schema };
 
 static const struct api_schema backup_status = {
 	.type = API_OBJECT,
@@ -84,12 +94,21 @@ static const struct api_schema backup_status = {
 	                           .enums = API_STRS("Pending", "Running", "Completed", "Failed")),
 	                  API_C_ENUM, STATUS, phase),
 	        API_FIELD("startedAt", &string, API_C_STRING, STATUS, started_at),
-	        API_FIELD("completedAt", &string, API_C_STRING, STATUS, completed_at),
-	        API_FIELD("pod", &string, API_C_STRING, STATUS, pod),
-	        API_FIELD_FLAG("size", &integer, API_C_INT, STATUS, size, has_size),
-	        API_FIELD("sha256", &string, API_C_STRING, STATUS, sha256),
+	        API_FIELD("stoppedAt", &string, API_C_STRING, STATUS, stopped_at),
+	        API_FIELD("instance", &string, API_C_STRING, STATUS, instance),
 	        API_FIELD("location", &string, API_C_STRING, STATUS, location),
-	        API_FIELD("error", &string, API_C_STRING, STATUS, error)),
+	        API_FIELD("manifestKey", &string, API_C_STRING, STATUS, manifest_key),
+	        API_FIELD_FLAG("size", &integer, API_C_INT, STATUS, size, has_size),
+	        API_FIELD("checksum", &string, API_C_STRING, STATUS, checksum),
+	        API_FIELD("engine", &string, API_C_STRING, STATUS, engine),
+	        API_FIELD("engineVersion", &string, API_C_STRING, STATUS, engine_version),
+	        API_FIELD("replId", &string, API_C_STRING, STATUS, repl_id),
+	        API_FIELD_FLAG("replOffset", &integer, API_C_INT, STATUS, repl_offset,
+	                       has_repl_offset),
+	        API_FIELD("reason", &string, API_C_STRING, STATUS, reason),
+	        API_FIELD("message", &string, API_C_STRING, STATUS, message),
+	        API_LIST("conditions", &conditions, STATUS, conditions, n_conditions, API_C_STRUCT,
+	                 struct api_condition)),
 };
 
 /* The roots: apiVersion, kind and metadata are api_meta_decode's. */
@@ -104,20 +123,28 @@ const struct api_schema api_redis_backup_schema = {
 
 static const struct api_schema scheduled_spec = {
 	.type = API_OBJECT,
-	.props = API_PROPS(API_FIELD("schedule", &string, API_C_STRING, SCHED, schedule),
-	                   API_FIELD("timeZone",
-	                             API_NODE(.type = API_STRING, .default_json = "\"UTC\""),
-	                             API_C_STRING, SCHED, time_zone),
-	                   API_FIELD("suspend", &boolean_false, API_C_BOOL, SCHED, suspend),
-	                   API_FIELD("immediate", &boolean_false, API_C_BOOL, SCHED, immediate),
-	                   API_FIELD("successfulBackupsHistoryLimit",
-	                             API_NODE(.type = API_INTEGER, .default_json = "3"), API_C_INT,
-	                             SCHED, successful_backups_history_limit),
-	                   API_FIELD("failedBackupsHistoryLimit",
-	                             API_NODE(.type = API_INTEGER, .default_json = "1"), API_C_INT,
-	                             SCHED, failed_backups_history_limit),
-	                   API_FIELD("retention", &string, API_C_STRING, SCHED, retention),
-	                   API_FIELD("template", &backup_spec, API_C_STRUCT, SCHED, template)),
+	.props = API_PROPS(
+	        API_FIELD("schedule", &string, API_C_STRING, SCHED, schedule),
+	        API_FIELD("timeZone", API_NODE(.type = API_STRING, .default_json = "\"UTC\""),
+	                  API_C_STRING, SCHED, time_zone),
+	        API_FIELD("suspend", &boolean_false, API_C_BOOL, SCHED, suspend),
+	        API_FIELD("immediate", &boolean_false, API_C_BOOL, SCHED, immediate),
+	        API_FIELD("successfulBackupsHistoryLimit",
+	                  API_NODE(.type = API_INTEGER, .default_json = "3"), API_C_INT, SCHED,
+	                  successful_backups_history_limit),
+	        API_FIELD("failedBackupsHistoryLimit",
+	                  API_NODE(.type = API_INTEGER, .default_json = "1"), API_C_INT, SCHED,
+	                  failed_backups_history_limit),
+	        API_FIELD("retention", &string, API_C_STRING, SCHED, retention),
+	        API_FIELD("clusterName", &string, API_C_STRING, SCHED, backup.cluster_name),
+	        API_FIELD("target", &target, API_C_ENUM, SCHED, backup.target),
+	        API_FIELD("method", &method, API_C_ENUM, SCHED, backup.method),
+	        API_FIELD("deletionPolicy", &deletion_policy, API_C_ENUM, SCHED,
+	                  backup.deletion_policy),
+	        API_FIELD_FLAG("destination", &destination, API_C_STRUCT, SCHED, backup.destination,
+	                       backup.destination.set),
+	        API_FIELD_FLAG("template", &backup_spec, API_C_STRUCT, SCHED, template,
+	                       has_template)),
 };
 
 #define SCHED_STATUS struct api_redis_scheduled_backup_status
@@ -132,11 +159,12 @@ static const struct api_schema scheduled_status = {
 	        API_FIELD("lastSuccessfulTime", &string, API_C_STRING, SCHED_STATUS,
 	                  last_successful_time),
 	        API_FIELD("lastBackupName", &string, API_C_STRING, SCHED_STATUS, last_backup_name),
+	        API_FIELD("lastSuccessfulBackup", &string, API_C_STRING, SCHED_STATUS,
+	                  last_successful_backup),
 	        API_FIELD("observedGeneration", &integer, API_C_INT, SCHED_STATUS,
 	                  observed_generation),
-	        API_LIST("conditions", API_NODE(.type = API_ARRAY, .items = &api_condition_schema),
-	                 SCHED_STATUS, conditions, n_conditions, API_C_STRUCT,
-	                 struct api_condition)),
+	        API_LIST("conditions", &conditions, SCHED_STATUS, conditions, n_conditions,
+	                 API_C_STRUCT, struct api_condition)),
 };
 
 const struct api_schema api_redis_scheduled_backup_schema = {
@@ -234,6 +262,8 @@ int api_redis_scheduled_backup_decode(json_t *obj, struct api_redis_scheduled_ba
 		return rc;
 	if (sb.spec.retention && api_retention_ms(sb.spec.retention, &sb.spec.retention_ms) < 0)
 		sb.spec.retention_ms = -1;
+	if (sb.spec.has_template) /* the older form: the inline fields are only defaults */
+		sb.spec.backup = sb.spec.template;
 	*out = sb;
 	return 0;
 }

@@ -10,9 +10,18 @@
  * Ownership is rediscluster.h's: decode keeps a defaulted deep copy in .json and every
  * string and json_t * borrows from it until release; arrays (conditions) are allocated by
  * decode and freed by release. Schema defaults: target prefer-replica, method rdb,
- * s3.region us-east-1, s3.forcePathStyle false; scheduled: timeZone UTC, suspend and
- * immediate false, history limits 3 and 1. The decoder adds retention_ms (retention in
- * milliseconds: 0 when unset, -1 when it does not parse).
+ * deletionPolicy Retain, s3.region us-east-1, s3.forcePathStyle false; scheduled: timeZone
+ * UTC, suspend and immediate false, history limits 3 and 1. The decoder adds retention_ms
+ * (retention in milliseconds: 0 when unset, -1 when it does not parse).
+ *
+ * A RedisScheduledBackup names what each run backs up inline (spec.clusterName, target,
+ * method, deletionPolicy, destination: the documented form) or, in the older form, under
+ * spec.template (the CRD allows one or the other). Decoding puts the effective one in
+ * spec.backup either way (has_template says which form it was); read spec.backup.
+ *
+ * Credentials: a destination's credentials_secret is an optional override (name NULL:
+ * use the RedisCluster's spec.backupCredentialsSecret); the Secret's keys choose the way
+ * to authenticate (see config/crd/bases/redis.io_redisbackups.yaml).
  *
  * Thread-safety: plain data; one thread at a time.
  */
@@ -38,6 +47,12 @@ enum api_backup_target {
 
 enum api_backup_method {
 	API_METHOD_RDB = 1,
+	API_METHOD_AOF, /* the append-only directory, archived as tar.gz */
+};
+
+enum api_deletion_policy {
+	API_DELETION_RETAIN = 1,
+	API_DELETION_DELETE, /* deleting the RedisBackup deletes its stored objects first */
 };
 
 enum api_backup_phase {
@@ -54,7 +69,7 @@ struct api_s3 {
 	const char *endpoint; /* NULL: AWS for the region */
 	const char *region;
 	bool force_path_style;
-	struct api_secret_ref credentials_secret;
+	struct api_secret_ref credentials_secret; /* name NULL: the cluster's */
 };
 
 struct api_azure {
@@ -63,7 +78,7 @@ struct api_azure {
 	const char *path;
 	const char *account_name;
 	const char *endpoint; /* NULL: https://<accountName>.blob.core.windows.net */
-	struct api_secret_ref credentials_secret;
+	struct api_secret_ref credentials_secret; /* name NULL: the cluster's */
 };
 
 /* Exactly one of s3 and azure is set in a valid object. */
@@ -78,19 +93,29 @@ struct api_backup_spec {
 	const char *cluster_name;
 	enum api_backup_target target;
 	enum api_backup_method method;
+	enum api_deletion_policy deletion_policy;
 	struct api_destination destination;
 };
 
 struct api_redis_backup_status {
 	enum api_backup_phase phase; /* 0: unset */
 	const char *started_at;
-	const char *completed_at;
-	const char *pod;
+	const char *stopped_at; /* completed or failed */
+	const char *instance;   /* the pod that produced the snapshot */
+	const char *location;
+	const char *manifest_key;
 	bool has_size;
 	int64_t size;
-	const char *sha256;
-	const char *location;
-	const char *error;
+	const char *checksum; /* "sha256:<hex>" */
+	const char *engine;
+	const char *engine_version;
+	const char *repl_id;
+	bool has_repl_offset;
+	int64_t repl_offset;
+	const char *reason;
+	const char *message;
+	struct api_condition *conditions;
+	size_t n_conditions;
 };
 
 struct api_redis_backup {
@@ -107,8 +132,10 @@ struct api_redis_scheduled_backup_spec {
 	bool immediate;
 	int64_t successful_backups_history_limit;
 	int64_t failed_backups_history_limit;
-	const char *retention; /* NULL: keep forever */
-	int64_t retention_ms;  /* decoded: 0 unset, -1 unparsable */
+	const char *retention;         /* NULL: keep forever */
+	int64_t retention_ms;          /* decoded: 0 unset, -1 unparsable */
+	struct api_backup_spec backup; /* what each run backs up: inline, or the template's */
+	bool has_template;             /* the older form (spec.template) was used */
 	struct api_backup_spec template;
 };
 
@@ -117,6 +144,7 @@ struct api_redis_scheduled_backup_status {
 	const char *next_schedule_time;
 	const char *last_successful_time;
 	const char *last_backup_name;
+	const char *last_successful_backup;
 	int64_t observed_generation;
 	struct api_condition *conditions;
 	size_t n_conditions;

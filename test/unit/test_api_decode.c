@@ -36,6 +36,7 @@ static const char *const golden_inputs[] = {
 	"test/data/api/decode/rediscluster-status.yaml",
 	"test/data/api/decode/redisbackup-status.yaml",
 	"test/data/api/decode/redisscheduledbackup-status.yaml",
+	"test/data/api/decode/redisscheduledbackup-seed.yaml",
 };
 
 static json_t *load_doc(const char *path)
@@ -287,6 +288,40 @@ START_TEST(names_and_retention)
 }
 END_TEST
 
+/* Both forms of a scheduled backup give the same spec.backup; defaults and the cluster's
+ * credentials (no credentialsSecret) decode as such. */
+START_TEST(scheduled_backup_forms)
+{
+	static const char *const forms[] = {
+		"{\"spec\":{\"schedule\":\"@daily\",\"clusterName\":\"shop\",\"method\":\"aof\","
+		"\"destination\":{\"s3\":{\"bucket\":\"b\"}}}}",
+		"{\"spec\":{\"schedule\":\"@daily\",\"template\":{\"clusterName\":\"shop\","
+		"\"method\":\"aof\",\"destination\":{\"s3\":{\"bucket\":\"b\"}}}}}",
+	};
+	struct api_redis_scheduled_backup sb;
+	struct err e = { 0 };
+
+	for (size_t i = 0; i < ARRAY_LEN(forms); i++) {
+		json_t *obj = json_loads(forms[i], 0, NULL);
+
+		ck_assert_msg(api_redis_scheduled_backup_decode(obj, &sb, &e) == 0, "%s", e.msg);
+		ck_assert_int_eq(sb.spec.has_template, i == 1);
+		ck_assert_str_eq(sb.spec.backup.cluster_name, "shop");
+		ck_assert_int_eq(sb.spec.backup.method, API_METHOD_AOF);
+		ck_assert_int_eq(sb.spec.backup.target, API_TARGET_PREFER_REPLICA);
+		ck_assert_int_eq(sb.spec.backup.deletion_policy, API_DELETION_RETAIN);
+		ck_assert(sb.spec.backup.destination.set && sb.spec.backup.destination.s3.set);
+		ck_assert(!sb.spec.backup.destination.azure.set);
+		ck_assert_str_eq(sb.spec.backup.destination.s3.region, "us-east-1");
+		ck_assert_ptr_null(sb.spec.backup.destination.s3.credentials_secret.name);
+		ck_assert_str_eq(sb.spec.time_zone, "UTC");
+		ck_assert_int_eq(sb.spec.retention_ms, 0);
+		api_redis_scheduled_backup_release(&sb);
+		json_decref(obj);
+	}
+}
+END_TEST
+
 /* --- decode errors ---------------------------------------------------------------------------- */
 
 static const struct {
@@ -339,6 +374,11 @@ static const struct {
 	  "\"prefer-replica\"" },
 	{ "RedisScheduledBackup", "{\"spec\":{\"suspend\":1}}",
 	  "spec.suspend: expected boolean, got integer" },
+	{ "RedisScheduledBackup", "{\"spec\":{\"method\":\"bgsave\"}}",
+	  "spec.method: Unsupported value: \"bgsave\": supported values: \"rdb\", \"aof\"" },
+	{ "RedisBackup", "{\"spec\":{\"deletionPolicy\":\"Remove\"}}",
+	  "spec.deletionPolicy: Unsupported value: \"Remove\": supported values: \"Retain\", "
+	  "\"Delete\"" },
 };
 
 START_TEST(decode_error)
@@ -399,6 +439,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, durations_decoded);
 	tcase_add_test(tc, nested_lists_decoded);
 	tcase_add_test(tc, names_and_retention);
+	tcase_add_test(tc, scheduled_backup_forms);
 	tcase_add_loop_test(tc, decode_error, 0, ARRAY_LEN(decode_errors));
 	tcase_add_test(tc, pass_through_not_decoded);
 	suite_add_tcase(s, tc);
