@@ -50,6 +50,8 @@ static void put(json_t *o, const struct field *f, const void *base)
 	const char *p = (const char *)base + f->off;
 	const char *s;
 	int64_t n;
+	double d;
+	bool b;
 
 	switch (f->kind) {
 	case K_STR:
@@ -66,8 +68,14 @@ static void put(json_t *o, const struct field *f, const void *base)
 		json_object_set_new(o, f->name,
 		                    f->kind == K_NINT && n < 0 ? json_null() : json_integer(n));
 		break;
-	case K_BOOL: json_object_set_new(o, f->name, json_boolean(*(const bool *)p)); break;
-	case K_REAL: json_object_set_new(o, f->name, json_real(*(const double *)p)); break;
+	case K_BOOL:
+		memcpy(&b, p, sizeof(b));
+		json_object_set_new(o, f->name, json_boolean(b));
+		break;
+	case K_REAL:
+		memcpy(&d, p, sizeof(d));
+		json_object_set_new(o, f->name, json_real(d));
+		break;
 	}
 }
 
@@ -97,6 +105,8 @@ static int get(json_t *root, const char *prefix, const struct field *f, void *ba
 	char *p = (char *)base + f->off;
 	const char *s = NULL;
 	int64_t n = 0;
+	double d = 0;
+	bool b = false;
 	int rc;
 
 	snprintf(path, sizeof(path), "%s%s", prefix, f->name);
@@ -117,9 +127,16 @@ static int get(json_t *root, const char *prefix, const struct field *f, void *ba
 			memcpy(p, &n, sizeof(n));
 		return rc;
 	case K_BOOL:
-		return f->req ? jsonx_bool_req(root, path, (bool *)p, e)
-		              : jsonx_bool(root, path, false, (bool *)p, e);
-	case K_REAL: return get_real(root, path, (double *)p, e);
+		rc = f->req ? jsonx_bool_req(root, path, &b, e)
+		            : jsonx_bool(root, path, false, &b, e);
+		if (!rc)
+			memcpy(p, &b, sizeof(b));
+		return rc;
+	case K_REAL:
+		rc = get_real(root, path, &d, e);
+		if (!rc)
+			memcpy(p, &d, sizeof(d));
+		return rc;
 	}
 	return -EINVAL;
 }
