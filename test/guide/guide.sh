@@ -22,7 +22,9 @@
 # guide installs must touch nothing but this run's objects. The commands are run as
 # written; around them:
 #   - a private node agent (a tainted Node <run>-node-1: start_agent of
-#     test/integration/controller/lib.sh, as test/helm/helm.sh does);
+#     test/integration/controller/lib.sh, as test/helm/helm.sh does) that serves
+#     redis-operator:TAG and :NEW_TAG from the OCI image `make image` built; the script
+#     checks that every operator process it sees has that image's files as its root;
 #   - test/guide/bin/helm: `helm install` and `helm upgrade` get one more values file
 #     (fullnameOverride <run>-redis-operator, clusterSelector redis-operator.test/run=<run>,
 #     the Node's toleration and nodeSelector);
@@ -120,9 +122,10 @@ fi
 
 # --- the environment ------------------------------------------------------------------
 
-if ! make -s BUILD="$BUILD" "$BUILD/redis-operator" "$BUILD/nodeagent" >"$W/build.log" 2>&1 ||
+if ! make -s BUILD="$BUILD" "$BUILD/redis-operator" "$BUILD/nodeagent" image >"$W/build.log" 2>&1 ||
+  ! UMOCI=$(bash image/tool.sh 2>>"$W/build.log" | tail -1) || [ ! -x "$UMOCI" ] ||
   ! HELM=$(bash test/helm/build.sh | tail -1) || [ ! -x "$HELM" ] || [ ! -x "$ENV_BIN/kubectl" ]; then
-  check_fail "build (operator, node agent, helm; kubectl from make env-build)" "$(grep -m5 error "$W/build.log")"
+  check_fail "build (operator, node agent, image, umoci, helm; kubectl from make env-build)" "$(grep -m5 error "$W/build.log")"
   rm -rf "$W"
   counts_write guide
   exit 1
@@ -232,6 +235,7 @@ Y
 
 cleanup() {
   local ns
+  [ -n "${SAMPLER_PID:-}" ] && kill "$SAMPLER_PID" 2>/dev/null
   "$HELM" -n "$OPERATOR_NS" uninstall redis-operator --wait --timeout 60s >/dev/null 2>&1
   $K delete clusterrole "$RUN-redis-operator" "$RUN-redis-operator-edit" "$RUN-redis-operator-view" --ignore-not-found >/dev/null 2>&1
   $K delete clusterrolebinding "$RUN-redis-operator" --ignore-not-found >/dev/null 2>&1
@@ -240,17 +244,48 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-if ! start_agent; then
+# The operator runs from the image the guide's `make image` builds (the same build as
+# above: it finds it up to date): the private agent serves that OCI layout as both tags
+# the guide installs, so the Deployment and the data pods' copy-binary init container run
+# the image's files. The guide's "upgrade" changes the tag, not the files.
+IMAGE_TAR=$BUILD/image/redis-operator-oci.tar
+IMAGE_DIGEST=$(cat "$IMAGE_TAR.digest")
+if ! NODEAGENT_OCI_IMAGES="$IMAGE:$TAG=$PWD/$IMAGE_TAR,$IMAGE:$NEW_TAG=$PWD/$IMAGE_TAR" \
+  NODEAGENT_UMOCI=$UMOCI start_agent; then
   check_fail "private node agent" "$(tail -3 "$W/nodeagent.log")"
   counts_write guide
   exit 1
 fi
-if ! $K apply -f "$W/scope/policy.yaml" >"$W/policy.out" 2>&1 || ! poll 20 policy_active; then
+loaded=$(grep -c "msg=\"image loaded\" image=$IMAGE:\($TAG\|$NEW_TAG\) rootfs=[^ ]*/${IMAGE_DIGEST#sha256:}/rootfs" "$W/nodeagent.log")
+if [ "$loaded" = 2 ]; then
+  check_pass "the node agent serves $IMAGE:$TAG and :$NEW_TAG from the built image ($IMAGE_DIGEST)"
+else
+  check_fail "the node agent serves $IMAGE:$TAG and :$NEW_TAG from the built image ($IMAGE_DIGEST)" \
+    "$(grep "image loaded" "$W/nodeagent.log" | tail -2)"
+fi
+# The probe needs the CRDs: the guide's helm install brings them, but only later (and
+# leaves them in place, as Helm does).
+if ! $K apply -f config/crd/bases >"$W/policy.out" 2>&1 ||
+  ! $K apply -f "$W/scope/policy.yaml" >>"$W/policy.out" 2>&1 || ! poll 20 policy_active; then
   check_fail "the scope policy $RUN-guide is applied" "$(tail -3 "$W/policy.out")"
   counts_write guide
   exit 1
 fi
 echo "info guide: run $RUN, node $NODE, pods in $CIDR, $GUIDE: $(grep -c . "$W/blocks/index") blocks"
+
+# Which files the operator runs while the guide goes on: each second, the root mount of
+# every operator process (the controller and the copy-binary init container) of this
+# run's agent (its overlay lives under $W/na), "PID MOUNTINFO-LINE".
+sample_operator_roots() {
+  local pid
+  while sleep 1; do
+    for pid in $(pgrep -f '^/usr/local/bin/redis-operator '); do
+      awk -v p="$pid" '$5 == "/" { print p, $0 }' "/proc/$pid/mountinfo" 2>/dev/null
+    done | grep -F "$W/na/"
+  done >>"$W/operator-roots"
+}
+sample_operator_roots &
+SAMPLER_PID=$!
 
 # --- the blocks -----------------------------------------------------------------------
 
@@ -317,4 +352,14 @@ while IFS=$'\t' read -r n kind line _ reason; do
     broken=$name
   fi
 done <"$W/blocks/index"
+kill "$SAMPLER_PID" 2>/dev/null
+wait "$SAMPLER_PID" 2>/dev/null
+seen=$(cut -d' ' -f1 "$W/operator-roots" | sort -u | wc -l)
+from_image=$(grep -F "/images/${IMAGE_DIGEST#sha256:}/rootfs" "$W/operator-roots" | cut -d' ' -f1 | sort -u | wc -l)
+if [ "$seen" -gt 0 ] && [ "$seen" = "$from_image" ]; then
+  check_pass "every operator process of the guide ran from the image ($seen seen)"
+else
+  check_fail "every operator process of the guide ran from the image" \
+    "$from_image of $seen operator processes had the image's rootfs as their root"
+fi
 counts_write guide " ($(($(date +%s) - t_start))s)"
