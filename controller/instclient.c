@@ -4,7 +4,7 @@
  * cluster's TLS material for them (and for the poller), and the random passwords of the
  * Secrets the controller generates.
  *
- * One curl easy handle per request, with a whole-request deadline: these calls are
+ * One lib/httpc transfer per request, with a whole-request deadline: these calls are
  * rare (decisions, not polling) and go to different pods. HTTPS on the pod IP when the
  * pod mounts <cluster>-instance-tls (controller/pki.h): the server must chain to the
  * cluster's server CA and nothing else (no system CAs), the host name is not checked
@@ -12,7 +12,6 @@
  * and the controller's client certificate goes along. Older pods without the volume get
  * plain HTTP. The instance's answer is capped at INSTCLIENT_BODY_MAX. Any thread.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -28,34 +27,10 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
+#include "lib/httpc.h"
 #include "lib/jsonx.h"
 
 #define INSTCLIENT_BODY_MAX API_INST_BODY_MAX
-
-static size_t sink(char *p, size_t size, size_t n, void *ctx)
-{
-	return buf_append(ctx, p, size * n) == 0 ? size * n : 0;
-}
-
-static int status_errno(long http)
-{
-	switch (http) {
-	case 400: return -EINVAL;
-	case 409: return -EBUSY;
-	case 503: return -EAGAIN;
-	case 504: return -ETIMEDOUT;
-	default: return -EIO;
-	}
-}
-
-static int curl_errno(CURLcode cc)
-{
-	switch (cc) {
-	case CURLE_OPERATION_TIMEDOUT: return -ETIMEDOUT;
-	case CURLE_COULDNT_CONNECT: return -ECONNREFUSED;
-	default: return -EIO;
-	}
-}
 
 static int answer_of(long http, struct buf *resp, const char *url, json_t **answer, struct err *e)
 {
@@ -72,32 +47,10 @@ static int answer_of(long http, struct buf *resp, const char *url, json_t **answ
 		return 0;
 	}
 	(void)api_inst_error_decode(resp->data ? resp->data : "", resp->len, &ae, NULL);
-	err_set(e, status_errno(http), "%s: HTTP %ld: %s", url, http,
-	        ae.error ? ae.error : "no detail");
+	err_set(e, httpc_status_errno(http, NULL, &httpc_errmap_instclient), "%s: HTTP %ld: %s",
+	        url, http, ae.error ? ae.error : "no detail");
 	api_inst_error_release(&ae);
-	return status_errno(http);
-}
-
-static void set_blob(CURL *h, CURLoption opt, const char *pem)
-{
-	struct curl_blob b = { .data = (void *)(uintptr_t)pem,
-		               .len = strlen(pem),
-		               .flags = CURL_BLOB_NOCOPY };
-
-	curl_easy_setopt(h, opt, &b);
-}
-
-static void set_tls(CURL *h, const struct ctl_pki_client *tls)
-{
-	set_blob(h, CURLOPT_CAINFO_BLOB, tls->ca_pem);
-	curl_easy_setopt(h, CURLOPT_CAINFO, NULL); /* the cluster's CA only */
-	curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L); /* by IP; see the header comment */
-	set_blob(h, CURLOPT_SSLCERT_BLOB, tls->cert_pem);
-	curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-	set_blob(h, CURLOPT_SSLKEY_BLOB, tls->key_pem);
-	curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+	return httpc_status_errno(http, NULL, &httpc_errmap_instclient);
 }
 
 json_t *ctl_operator_tls_secret(struct ctl *c, const char *ns, const char *cluster, struct err *e)
@@ -139,38 +92,35 @@ int ctl_instance_tls(struct ctl *c, const char *ns, const char *cluster, struct 
 int ctl_instance_post(const char *ip, const char *op, json_t *body, int64_t timeout_ms,
                       const struct ctl_pki_client *tls, json_t **answer, struct err *e)
 {
-	struct buf resp = BUF_INIT(INSTCLIENT_BODY_MAX);
-	struct curl_slist *hdr = curl_slist_append(NULL, "Content-Type: application/json");
+	struct httpc_body resp = HTTPC_BODY_INIT(INSTCLIENT_BODY_MAX);
+	struct curl_slist *hdr = httpc_headers_add(NULL, "Content-Type: application/json");
 	char url[128], *text = json_dumps(body ? body : json_object(), JSON_COMPACT);
-	CURL *h = curl_easy_init();
+	/* the cluster's CA only; the host name is not checked (by IP: see the top) */
+	struct httpc_tls t = { .ca_pem = tls ? tls->ca_pem : NULL,
+		               .cert_pem = tls ? tls->cert_pem : NULL,
+		               .key_pem = tls ? tls->key_pem : NULL,
+		               .skip_host_check = true };
+	struct httpc_req rq = { .method = "POST",
+		                .url = url,
+		                .protocols = tls ? "https" : "http",
+		                .headers = hdr,
+		                .body = text,
+		                .body_len = strlen(text),
+		                .has_body = true,
+		                .timeout_ms = (long)timeout_ms,
+		                .connect_timeout_ms = 2000,
+		                .tls = tls ? &t : NULL };
 	long http = 0;
-	CURLcode cc;
 	int rc;
 
 	snprintf(url, sizeof(url), "%s://%s:%d/v1/%s", tls ? "https" : "http", ip, API_PORT_HTTP,
 	         op);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, tls ? "https" : "http");
-	if (tls)
-		set_tls(h, tls);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, text);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
-	cc = curl_easy_perform(h);
-	if (cc == CURLE_OK) {
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
-		rc = answer_of(http, &resp, url, answer, e);
-	} else {
-		rc = err_set(e, curl_errno(cc), "%s: %s", url, curl_easy_strerror(cc));
-	}
-	curl_easy_cleanup(h);
-	curl_slist_free_all(hdr);
+	rc = httpc_perform(&rq, &resp, &http, &httpc_errmap_instclient, e);
+	if (http)
+		rc = answer_of(http, &resp.buf, url, answer, e);
+	httpc_headers_free(hdr);
 	free(text);
-	buf_release(&resp);
+	buf_release(&resp.buf);
 	return rc;
 }
 

@@ -29,7 +29,6 @@
  * keep the pause as a fence (marker, `fenced`): the controller re-points this instance
  * with /v1/replicate, which confirms the same way before it unfences.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -42,6 +41,7 @@
 #include "instance/inst.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/httpc.h"
 #include "lib/log.h"
 #include "lib/engine/directives.h"
 
@@ -257,58 +257,56 @@ static void op_replicate(struct inst *in, struct inst_cmd *c)
 
 /* --- switchover -------------------------------------------------------------------- */
 
-static size_t sink(char *p, size_t size, size_t n, void *ctx)
-{
-	return buf_append(ctx, p, size * n) == 0 ? size * n : 0;
-}
-
 /* What a manager shows the peer it promotes: the controller's layout (controller/pki.h)
  * has a peer pair (the server's own pair is refused as a client) and the CA of the
- * peers' servers; another layout has one CA for everything. */
-static void peer_tls(struct inst *in, CURL *h)
+ * peers' servers; another layout has one CA for everything. paths holds the three
+ * file names that t points into. */
+static void peer_tls(struct inst *in, char paths[3][PATH_MAX * 2], struct httpc_tls *t)
 {
 	static const char *const peer_files[] = { "peer.crt", "peer.key", "peer-ca.crt" };
 	static const char *const own_files[] = { "tls.crt", "tls.key", "ca.crt" };
-	static const CURLoption opts[] = { CURLOPT_SSLCERT, CURLOPT_SSLKEY, CURLOPT_CAINFO };
 	const char *const *files;
-	char path[PATH_MAX * 2];
 
-	snprintf(path, sizeof(path), "%s/%s", in->set.http_tls_dir, peer_files[0]);
-	files = access(path, R_OK) == 0 ? peer_files : own_files;
-	for (size_t i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s/%s", in->set.http_tls_dir, files[i]);
-		curl_easy_setopt(h, opts[i], path); /* curl copies the string */
-	}
-	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L); /* peers are addressed by IP */
+	snprintf(paths[0], sizeof(paths[0]), "%s/%s", in->set.http_tls_dir, peer_files[0]);
+	files = access(paths[0], R_OK) == 0 ? peer_files : own_files;
+	for (size_t i = 0; i < 3; i++)
+		snprintf(paths[i], sizeof(paths[i]), "%s/%s", in->set.http_tls_dir, files[i]);
+	*t = (struct httpc_tls){ .cert_file = paths[0],
+		                 .key_file = paths[1],
+		                 .ca_file = paths[2],
+		                 .skip_host_check = true, /* peers are addressed by IP */
+		                 .system_ca_dir = true };
 }
 
 static int post_promote(struct inst *in, const char *host, int port, struct err *e)
 {
-	struct buf resp = BUF_INIT(PEER_BODY_MAX);
-	CURL *h = curl_easy_init();
-	char url[INST_HOST_MAX + 64];
+	struct httpc_body resp = HTTPC_BODY_INIT(PEER_BODY_MAX);
+	char url[INST_HOST_MAX + 64], paths[3][PATH_MAX * 2];
+	struct httpc_tls t;
+	struct httpc_req rq = { .method = "POST",
+		                .url = url,
+		                .body = "{}",
+		                .body_len = 2,
+		                .has_body = true,
+		                .timeout_ms = PROMOTE_TIMEOUT_MS };
+	struct err te;
 	long status = 0;
-	CURLcode cc;
+	int rc;
 
 	snprintf(url, sizeof(url), "%s://%s:%d/v1/promote", in->http_tls ? "https" : "http", host,
 	         port);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, "{}");
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)PROMOTE_TIMEOUT_MS);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
-	if (in->http_tls)
-		peer_tls(in, h);
-	cc = curl_easy_perform(h);
-	if (cc == CURLE_OK)
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-	curl_easy_cleanup(h);
-	if (cc != CURLE_OK || status != 200)
-		err_set(e, -EIO, "%s: %s %s", url, cc != CURLE_OK ? curl_easy_strerror(cc) : "HTTP",
-		        buf_cstr(&resp));
-	buf_release(&resp);
-	return cc == CURLE_OK && status == 200 ? 0 : -EIO;
+	if (in->http_tls) {
+		peer_tls(in, paths, &t);
+		rq.tls = &t;
+	}
+	err_clear(&te);
+	rc = httpc_perform(&rq, &resp, &status, &httpc_errmap_peer, &te);
+	if (rc && status) /* "<url>: HTTP <body>" */
+		err_set(e, -EIO, "%s: HTTP %s", url, buf_cstr(&resp.buf));
+	else if (rc)
+		err_set(e, -EIO, "%s %s", te.msg, buf_cstr(&resp.buf));
+	buf_release(&resp.buf);
+	return rc;
 }
 
 struct sw {

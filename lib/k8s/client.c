@@ -26,6 +26,7 @@
 #include "lib/alloc.h"
 #include "lib/backoff.h"
 #include "lib/clock.h"
+#include "lib/httpc.h"
 
 #define RETRY_BASE_MS   200
 #define RETRY_CAP_MS    5000
@@ -47,13 +48,6 @@ struct k8s_client {
 	uint64_t rng;
 	atomic_ullong requests[K8S_VERB_COUNT]; /* sent, by verb: lock-free */
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_global_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 static void sleep_ms(int64_t ms)
 {
@@ -106,7 +100,7 @@ struct k8s_client *k8s_client_new(struct k8s_config *cfg, const struct k8s_clien
 		err_set(e, -EINVAL, "k8s client: server URL must start with https://");
 		return NULL;
 	}
-	pthread_once(&curl_once, curl_global_once);
+	httpc_global_init();
 	c = xcalloc(1, sizeof(*c));
 	c->cfg = cfg;
 	if (o)
@@ -233,14 +227,6 @@ void k8s_call_init(struct k8s_call *call, const char *method, size_t resp_max)
 	call->retry_after_ms = -1;
 }
 
-/* Wipes header values first: one of them carries the bearer token. */
-static void headers_free(struct curl_slist *l)
-{
-	for (struct curl_slist *p = l; p; p = p->next)
-		secure_zero(p->data, strlen(p->data));
-	curl_slist_free_all(l);
-}
-
 void k8s_call_release(struct k8s_call *call)
 {
 	if (!call)
@@ -249,7 +235,7 @@ void k8s_call_release(struct k8s_call *call)
 	buf_release(&call->resp);
 	free(call->body);
 	call->body = NULL;
-	headers_free(call->headers);
+	httpc_headers_free(call->headers);
 	call->headers = NULL;
 }
 
@@ -336,11 +322,7 @@ static int progress_cb(void *ctx, curl_off_t dt, curl_off_t dn, curl_off_t ut, c
 
 static void add_header(struct k8s_call *call, const char *h)
 {
-	struct curl_slist *l = curl_slist_append(call->headers, h);
-
-	if (!l)
-		abort(); /* only out of memory gets here */
-	call->headers = l;
+	call->headers = httpc_headers_add(call->headers, h);
 }
 
 /* Reads the token under the lock: k8s_config_token is not thread-safe. */
@@ -365,7 +347,7 @@ static void set_headers(struct k8s_client *c, struct k8s_call *call)
 {
 	char ct[128];
 
-	headers_free(call->headers);
+	httpc_headers_free(call->headers);
 	call->headers = NULL;
 	add_header(call, "Accept: application/json");
 	add_header(call, "Expect:"); /* no 100-continue round trip */
@@ -377,106 +359,47 @@ static void set_headers(struct k8s_client *c, struct k8s_call *call)
 	add_auth_header(c, call);
 }
 
-/* PEM material, inline or from a file (inline wins), in struct k8s_config. */
-static const struct {
-	size_t pem, file; /* offsetof(struct k8s_config, …) */
-	CURLoption blob_opt, file_opt;
-	bool is_ca;
-} tls_material[] = {
-	{ offsetof(struct k8s_config, ca_pem), offsetof(struct k8s_config, ca_file),
-	  CURLOPT_CAINFO_BLOB, CURLOPT_CAINFO, true },
-	{ offsetof(struct k8s_config, cert_pem), offsetof(struct k8s_config, cert_file),
-	  CURLOPT_SSLCERT_BLOB, CURLOPT_SSLCERT, false },
-	{ offsetof(struct k8s_config, key_pem), offsetof(struct k8s_config, key_file),
-	  CURLOPT_SSLKEY_BLOB, CURLOPT_SSLKEY, false },
-};
-
-static const char *cfg_string(const struct k8s_config *cfg, size_t off)
-{
-	return *(char *const *)(const void *)((const char *)cfg + off);
-}
-
 /* The config's PEM strings are passed without copies (CURL_BLOB_NOCOPY): cfg outlives c. */
-static CURLcode set_tls(struct k8s_client *c, CURL *h)
+static const struct httpc_tls *tls_of(const struct k8s_client *c, struct httpc_tls *t)
 {
-	struct curl_blob blob = { .flags = CURL_BLOB_NOCOPY };
-	CURLcode cc = CURLE_OK;
+	const struct k8s_config *cfg = c->cfg;
 
 	if (c->plain_http)
-		return CURLE_OK;
-	for (size_t i = 0; i < sizeof(tls_material) / sizeof(tls_material[0]) && !cc; i++) {
-		const char *pem = cfg_string(c->cfg, tls_material[i].pem);
-		const char *file = cfg_string(c->cfg, tls_material[i].file);
-
-		if (!pem && !file)
-			continue;
-		blob.data = (void *)(uintptr_t)pem;
-		blob.len = pem ? strlen(pem) : 0;
-		cc = pem ? curl_easy_setopt(h, tls_material[i].blob_opt, &blob)
-		         : curl_easy_setopt(h, tls_material[i].file_opt, file);
-		if (tls_material[i].is_ca) /* the cluster's CA only, not the system's too */
-			curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
-	}
-	curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-	curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
-	if (c->cfg->insecure_skip_verify) {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-	}
-	return cc;
-}
-
-static void set_transfer(struct k8s_client *c, CURL *h, struct k8s_call *call)
-{
-	long connect_ms = c->o.connect_timeout_ms;
-
-	curl_easy_setopt(h, CURLOPT_URL, buf_cstr(&call->url));
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, c->plain_http ? "http" : "https");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, c->user_agent);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, call->errbuf);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, (long)TCP_KEEPIDLE_S);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, (long)TCP_KEEPINTVL_S);
-	if (call->timeout_ms > 0) {
-		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, call->timeout_ms);
-		connect_ms = connect_ms < call->timeout_ms ? connect_ms : call->timeout_ms;
-	}
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
-	if (call->low_speed_time_s > 0) {
-		curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-		curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, call->low_speed_time_s);
-	}
-	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, call->method);
-	if (strcmp(call->method, "GET") == 0)
-		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-	if (call->body) {
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, call->body);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)call->body_len);
-	}
-}
-
-static void set_sinks(struct k8s_client *c, CURL *h, struct k8s_call *call)
-{
-	if (call->write_fn) {
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, call->write_fn);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, call->write_ctx);
-	} else {
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, resp_write);
-		curl_easy_setopt(h, CURLOPT_WRITEDATA, call);
-		curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)c->o.max_body);
-	}
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, header_read);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, call);
-	if (call->progress_fn) {
-		curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, progress_cb);
-		curl_easy_setopt(h, CURLOPT_XFERINFODATA, call);
-		curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	}
+		return NULL;
+	*t = (struct httpc_tls){ .ca_file = cfg->ca_file,
+		                 .ca_pem = cfg->ca_pem,
+		                 .cert_file = cfg->cert_file,
+		                 .cert_pem = cfg->cert_pem,
+		                 .key_file = cfg->key_file,
+		                 .key_pem = cfg->key_pem,
+		                 .insecure = cfg->insecure_skip_verify };
+	return t;
 }
 
 int k8s_client_prepare_handle(struct k8s_client *c, CURL *h, struct k8s_call *call, struct err *e)
 {
+	struct httpc_tls t;
+	struct httpc_req rq = { .method = call->method,
+		                .url = buf_cstr(&call->url),
+		                .protocols = c->plain_http ? "http" : "https",
+		                .user_agent = c->user_agent,
+		                .body = call->body,
+		                .body_len = call->body_len,
+		                .has_body = call->body != NULL,
+		                .timeout_ms = call->timeout_ms,
+		                .connect_timeout_ms = c->o.connect_timeout_ms,
+		                .low_speed_bytes = 1,
+		                .low_speed_time_s = call->low_speed_time_s,
+		                .tcp_keepalive = true,
+		                .keepidle_s = TCP_KEEPIDLE_S,
+		                .keepintvl_s = TCP_KEEPINTVL_S,
+		                .errbuf = call->errbuf,
+		                .write_fn = call->write_fn,
+		                .write_ctx = call->write_ctx,
+		                .header_fn = header_read,
+		                .header_ctx = call,
+		                .progress_fn = call->progress_fn ? progress_cb : NULL,
+		                .progress_ctx = call };
 	CURLcode cc;
 
 	atomic_fetch_add(&c->requests[(unsigned)call->verb < K8S_VERB_COUNT ? call->verb : 0], 1);
@@ -485,11 +408,15 @@ int k8s_client_prepare_handle(struct k8s_client *c, CURL *h, struct k8s_call *ca
 	call->overflow = false;
 	call->retry_after_ms = -1;
 	buf_clear(&call->resp);
-	set_transfer(c, h, call);
 	set_headers(c, call);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, call->headers);
-	set_sinks(c, h, call);
-	cc = set_tls(c, h);
+	rq.headers = call->headers;
+	rq.tls = tls_of(c, &t);
+	if (!call->write_fn) {
+		rq.write_fn = resp_write;
+		rq.write_ctx = call;
+		rq.max_filesize = c->o.max_body;
+	}
+	cc = httpc_setup(h, &rq);
 	if (cc != CURLE_OK)
 		return err_set(e, -EOPNOTSUPP, "k8s client: TLS setup: %s", curl_easy_strerror(cc));
 	return 0;
@@ -497,38 +424,10 @@ int k8s_client_prepare_handle(struct k8s_client *c, CURL *h, struct k8s_call *ca
 
 /* ---- results ---------------------------------------------------------------------- */
 
-static const struct {
-	CURLcode cc;
-	int code;
-} curl_errors[] = {
-	{ CURLE_COULDNT_CONNECT, -ECONNREFUSED },
-	{ CURLE_COULDNT_RESOLVE_HOST, -EHOSTUNREACH },
-	{ CURLE_COULDNT_RESOLVE_PROXY, -EHOSTUNREACH },
-	{ CURLE_OPERATION_TIMEDOUT, -ETIMEDOUT },
-	{ CURLE_SEND_ERROR, -ECONNRESET },
-	{ CURLE_RECV_ERROR, -ECONNRESET },
-	{ CURLE_GOT_NOTHING, -ECONNRESET },
-	{ CURLE_SSL_CONNECT_ERROR, -ECONNRESET },
-	{ CURLE_PARTIAL_FILE, -EIO },
-	{ CURLE_FILESIZE_EXCEEDED, -EMSGSIZE },
-	{ CURLE_PEER_FAILED_VERIFICATION, -EACCES },
-	{ CURLE_SSL_CACERT_BADFILE, -EINVAL },
-	{ CURLE_SSL_CERTPROBLEM, -EINVAL },
-	{ CURLE_URL_MALFORMAT, -EINVAL },
-	{ CURLE_UNSUPPORTED_PROTOCOL, -EINVAL },
-	{ CURLE_ABORTED_BY_CALLBACK, -ECANCELED },
-	{ CURLE_OUT_OF_MEMORY, -ENOMEM },
-	{ CURLE_WEIRD_SERVER_REPLY, -EPROTO },
-};
-
 static int curl_to_err(CURLcode cc, const struct k8s_call *call, struct err *e)
 {
-	int code = -EIO;
-
-	for (size_t i = 0; i < sizeof(curl_errors) / sizeof(curl_errors[0]); i++)
-		if (curl_errors[i].cc == cc)
-			code = curl_errors[i].code;
-	return err_set(e, code, "%s %s: %s", call->method, buf_cstr(&call->url),
+	return err_set(e, httpc_curl_errno(cc, &httpc_errmap_shared), "%s %s: %s", call->method,
+	               buf_cstr(&call->url),
 	               call->errbuf[0] ? call->errbuf : curl_easy_strerror(cc));
 }
 
@@ -554,7 +453,7 @@ int k8s_status_object_to_err(long http, json_t *status, struct err *e)
 
 	if (http == 0 && json_is_integer(code))
 		http = (long)json_integer_value(code);
-	rc = err_from_http(http, reason);
+	rc = httpc_status_errno(http, reason, &httpc_errmap_shared);
 	if (rc == 0)
 		return 0;
 	if (msg && msg[0])
@@ -567,7 +466,7 @@ static int status_from_text(long http, const char *body, size_t len, struct err 
 {
 	char excerpt[EXCERPT_MAX + 1];
 	size_t n = len < EXCERPT_MAX ? len : EXCERPT_MAX;
-	int rc = err_from_http(http, NULL);
+	int rc = httpc_status_errno(http, NULL, &httpc_errmap_shared);
 
 	for (size_t i = 0; i < n; i++)
 		excerpt[i] = isprint((unsigned char)body[i]) ? body[i] : ' ';
@@ -617,7 +516,7 @@ static int call_attempt(struct k8s_client *c, struct k8s_call *call, int64_t dea
 		cc = curl_easy_perform(h);
 		rc = k8s_call_result(h, cc, call, e);
 	}
-	headers_free(call->headers);
+	httpc_headers_free(call->headers);
 	call->headers = NULL;
 	k8s_client_handle_put(c, h);
 	return rc;

@@ -25,7 +25,6 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +35,7 @@
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
+#include "lib/httpc.h"
 
 #define LOOP_SLACK_MS 2000
 #define POLL_MS       100 /* longest wait without news, a guard */
@@ -56,27 +56,10 @@ struct k8s_multi {
 
 struct xfer {
 	struct k8s_multi_result *r;
-	struct buf body;
+	struct httpc_body body;
 	int64_t start_ms;
-	bool overflow;
 	char errbuf[CURL_ERROR_SIZE];
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_global_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-static struct curl_slist *slist_add(struct curl_slist *l, const char *s)
-{
-	struct curl_slist *n = curl_slist_append(l, s);
-
-	if (!n)
-		abort(); /* only out of memory gets here */
-	return n;
-}
 
 /* curl: watch socket s for what (or stop watching it). */
 static int on_socket(CURL *h, curl_socket_t s, int what, void *userp, void *socketp)
@@ -112,7 +95,7 @@ struct k8s_multi *k8s_multi_new(const struct k8s_multi_opts *o)
 	struct k8s_multi *m = xcalloc(1, sizeof(*m));
 	char *auth;
 
-	pthread_once(&curl_once, curl_global_once);
+	httpc_global_init();
 	if (o)
 		m->o = *o;
 	if (m->o.timeout_ms <= 0)
@@ -128,10 +111,10 @@ struct k8s_multi *k8s_multi_new(const struct k8s_multi_opts *o)
 	m->o.tls = NULL;
 	m->user_agent = xstrdup(m->o.user_agent ? m->o.user_agent : "redis-operator");
 	m->o.user_agent = NULL;
-	m->headers = slist_add(NULL, "Accept: application/json");
+	m->headers = httpc_headers_add(NULL, "Accept: application/json");
 	if (m->o.bearer_token && !strpbrk(m->o.bearer_token, "\r\n")) {
 		auth = xasprintf("Authorization: Bearer %s", m->o.bearer_token);
-		m->headers = slist_add(m->headers, auth);
+		m->headers = httpc_headers_add(m->headers, auth);
 		free_secret(auth);
 	}
 	m->o.bearer_token = NULL;
@@ -156,9 +139,7 @@ void k8s_multi_free(struct k8s_multi *m)
 	free(m->pool);
 	curl_multi_cleanup(m->cm);
 	close(m->ep);
-	for (struct curl_slist *p = m->headers; p; p = p->next)
-		secure_zero(p->data, strlen(p->data));
-	curl_slist_free_all(m->headers);
+	httpc_headers_free(m->headers);
 	free(m->user_agent);
 	free(m);
 }
@@ -173,96 +154,44 @@ void k8s_multi_results_release(struct k8s_multi_result *results, size_t n)
 
 /* ---- one transfer ------------------------------------------------------------------- */
 
-static size_t body_write(char *ptr, size_t size, size_t nmemb, void *ctx)
-{
-	struct xfer *x = ctx;
-	size_t n = size * nmemb, room = x->body.limit - x->body.len;
-
-	if (n <= room)
-		return buf_append(&x->body, ptr, n) == 0 ? n : 0;
-	buf_append(&x->body, ptr, room); /* keep what fits */
-	x->overflow = true;
-	return 0; /* aborts this transfer */
-}
-
-static void set_blob(CURL *h, CURLoption opt, const char *pem)
-{
-	struct curl_blob b = { .data = (void *)(uintptr_t)pem,
-		               .len = strlen(pem),
-		               .flags = CURL_BLOB_NOCOPY };
-
-	curl_easy_setopt(h, opt, &b);
-}
-
-/* t: this request's own (its CA replaces every other one), else the k8s_multi's. */
-static void set_tls(const struct k8s_multi *m, const struct k8s_multi_tls *own, CURL *h)
+/* This request's own TLS (its CA replaces every other one), else the k8s_multi's, into
+ * out; NULL when there is none. */
+static const struct httpc_tls *tls_of(const struct k8s_multi *m, const struct k8s_multi_tls *own,
+                                      struct httpc_tls *out)
 {
 	const struct k8s_multi_tls *t = own ? own : &m->tls;
 
 	if (!own && !m->has_tls)
-		return;
-	if (own && (t->ca_pem || t->ca_file))
-		curl_easy_setopt(h, CURLOPT_CAINFO, NULL); /* no default bundle beside it */
-	if (t->ca_pem)
-		set_blob(h, CURLOPT_CAINFO_BLOB, t->ca_pem);
-	else if (t->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, t->ca_file);
-	if (t->ca_pem || t->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAPATH, NULL);
-	if (t->cert_pem)
-		set_blob(h, CURLOPT_SSLCERT_BLOB, t->cert_pem);
-	else if (t->cert_file)
-		curl_easy_setopt(h, CURLOPT_SSLCERT, t->cert_file);
-	if (t->key_pem)
-		set_blob(h, CURLOPT_SSLKEY_BLOB, t->key_pem);
-	else if (t->key_file)
-		curl_easy_setopt(h, CURLOPT_SSLKEY, t->key_file);
-	if (t->insecure_skip_verify) {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-	}
-	if (t->skip_host_check)
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+		return NULL;
+	*out = (struct httpc_tls){ .ca_file = t->ca_file,
+		                   .ca_pem = t->ca_pem,
+		                   .cert_file = t->cert_file,
+		                   .cert_pem = t->cert_pem,
+		                   .key_file = t->key_file,
+		                   .key_pem = t->key_pem,
+		                   .insecure = t->insecure_skip_verify,
+		                   .skip_host_check = t->skip_host_check };
+	return out;
 }
 
 static void setup(const struct k8s_multi *m, CURL *h, const char *url,
                   const struct k8s_multi_tls *tls, struct xfer *x)
 {
+	struct httpc_tls t; /* read by httpc_setup only (the PEM inside is borrowed longer) */
+	struct httpc_req rq = { .url = url,
+		                .user_agent = m->user_agent,
+		                .headers = m->headers,
+		                .timeout_ms = m->o.timeout_ms,
+		                .connect_timeout_ms = m->o.connect_timeout_ms,
+		                .no_dns_cache = true, /* see the header comment */
+		                .tls = tls_of(m, tls, &t),
+		                .errbuf = x->errbuf,
+		                .write_fn = httpc_body_write,
+		                .write_ctx = &x->body,
+		                .private_ptr = x };
+
 	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, m->user_agent);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, m->headers);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, m->o.timeout_ms);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, m->o.connect_timeout_ms);
-	curl_easy_setopt(h, CURLOPT_DNS_CACHE_TIMEOUT, 0L); /* see the header comment */
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, body_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, x->errbuf);
-	curl_easy_setopt(h, CURLOPT_PRIVATE, x);
-	set_tls(m, tls, h);
-}
-
-static const struct {
-	CURLcode cc;
-	int code;
-} curl_errors[] = {
-	{ CURLE_COULDNT_CONNECT, -ECONNREFUSED }, { CURLE_COULDNT_RESOLVE_HOST, -EHOSTUNREACH },
-	{ CURLE_OPERATION_TIMEDOUT, -ETIMEDOUT }, { CURLE_SEND_ERROR, -ECONNRESET },
-	{ CURLE_RECV_ERROR, -ECONNRESET },        { CURLE_GOT_NOTHING, -ECONNRESET },
-	{ CURLE_SSL_CONNECT_ERROR, -ECONNRESET }, { CURLE_PEER_FAILED_VERIFICATION, -EACCES },
-	{ CURLE_SSL_CACERT_BADFILE, -EINVAL },    { CURLE_SSL_CERTPROBLEM, -EINVAL },
-	{ CURLE_URL_MALFORMAT, -EINVAL },         { CURLE_UNSUPPORTED_PROTOCOL, -EINVAL },
-};
-
-static int curl_code_to_err(CURLcode cc)
-{
-	for (size_t i = 0; i < sizeof(curl_errors) / sizeof(curl_errors[0]); i++)
-		if (curl_errors[i].cc == cc)
-			return curl_errors[i].code;
-	return -EIO;
+	(void)httpc_setup(h, &rq);
 }
 
 /* Fills x->r from the finished transfer on h. */
@@ -272,21 +201,22 @@ static void finish(CURL *h, CURLcode cc, struct xfer *x)
 
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->http);
 	r->elapsed_ms = clock_mono_ms() - x->start_ms;
-	r->truncated = x->overflow;
-	if (x->overflow)
+	r->truncated = x->body.overflow;
+	if (x->body.overflow)
 		r->err = -EMSGSIZE;
 	else
-		r->err = cc == CURLE_OK ? 0 : curl_code_to_err(cc);
-	if (x->overflow)
-		snprintf(r->msg, sizeof(r->msg), "body over %zu bytes: truncated", x->body.limit);
+		r->err = httpc_curl_errno(cc, &httpc_errmap_multi);
+	if (x->body.overflow)
+		snprintf(r->msg, sizeof(r->msg), "body over %zu bytes: truncated",
+		         x->body.buf.limit);
 	else if (cc != CURLE_OK)
 		snprintf(r->msg, sizeof(r->msg), "%.*s", (int)sizeof(r->msg) - 1,
 		         x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc));
 	else
 		snprintf(r->msg, sizeof(r->msg), "HTTP %ld", r->http);
-	if (x->body.len) {
-		r->body_len = x->body.len;
-		r->body = buf_detach(&x->body, NULL);
+	if (x->body.buf.len) {
+		r->body_len = x->body.buf.len;
+		r->body = buf_detach(&x->body.buf, NULL);
 	}
 }
 
@@ -391,7 +321,7 @@ int k8s_multi_get_tls(struct k8s_multi *m, const char *const *urls,
 	for (size_t i = 0; i < n; i++) {
 		result_init(&results[i], -ETIMEDOUT, "not finished");
 		x[i].r = &results[i];
-		buf_init(&x[i].body, m->o.body_max);
+		buf_init(&x[i].body.buf, m->o.body_max);
 		x[i].start_ms = clock_mono_ms();
 		if (!urls[i]) {
 			result_init(&results[i], -EINVAL, "no URL");
@@ -404,7 +334,7 @@ int k8s_multi_get_tls(struct k8s_multi *m, const char *const *urls,
 	for (size_t i = 0; i < n; i++) {
 		if (urls[i])
 			curl_multi_remove_handle(m->cm, m->pool[i]);
-		buf_release(&x[i].body);
+		buf_release(&x[i].body.buf);
 	}
 	free(x);
 	return 0;

@@ -18,6 +18,7 @@
 #include <strings.h>
 
 #include "lib/alloc.h"
+#include "lib/httpc.h"
 #include "lib/objstore/xml.h"
 
 #define MESSAGE_MAX 240 /* bytes of the server's Message quoted */
@@ -57,13 +58,6 @@ void objstore_req_init(struct objstore_req *rq, const char *op, const char *what
 	rq->content_length = -1;
 }
 
-static void headers_free(struct curl_slist *l)
-{
-	for (struct curl_slist *p = l; p; p = p->next)
-		secure_zero(p->data, strlen(p->data));
-	curl_slist_free_all(l);
-}
-
 void objstore_req_release(struct objstore_req *rq)
 {
 	if (!rq)
@@ -72,7 +66,7 @@ void objstore_req_release(struct objstore_req *rq)
 	buf_release(&rq->path);
 	buf_release(&rq->resp);
 	buf_release_secret(&rq->auth);
-	headers_free(rq->headers);
+	httpc_headers_free(rq->headers);
 	rq->headers = NULL;
 }
 
@@ -179,7 +173,7 @@ static int http_error(struct objstore *os, struct objstore_req *rq, struct objst
 	read_error_body(rq, code, sizeof(code), msg, sizeof(msg));
 	rc = objstore_code_errno(code);
 	if (!rc)
-		rc = err_from_http(rq->status, NULL);
+		rc = httpc_status_errno(rq->status, NULL, &httpc_errmap_objstore);
 	if (rc == 0) /* a 1xx or 3xx answer: not followed */
 		rc = -EPROTO;
 	if (oe && !oe->err.code) {
@@ -194,41 +188,18 @@ static int http_error(struct objstore *os, struct objstore_req *rq, struct objst
 
 /* ---- transport ------------------------------------------------------------------- */
 
-static const struct {
-	CURLcode cc;
-	int code;
-} curl_errors[] = {
-	{ CURLE_COULDNT_CONNECT, -ECONNREFUSED },
-	{ CURLE_COULDNT_RESOLVE_HOST, -EHOSTUNREACH },
-	{ CURLE_OPERATION_TIMEDOUT, -ETIMEDOUT },
-	{ CURLE_SEND_ERROR, -ECONNRESET },
-	{ CURLE_RECV_ERROR, -ECONNRESET },
-	{ CURLE_GOT_NOTHING, -ECONNRESET },
-	{ CURLE_PARTIAL_FILE, -ECONNRESET },
-	{ CURLE_SSL_CONNECT_ERROR, -ECONNRESET },
-	{ CURLE_PEER_FAILED_VERIFICATION, -EACCES },
-	{ CURLE_SSL_CACERT_BADFILE, -EINVAL },
-	{ CURLE_URL_MALFORMAT, -EINVAL },
-	{ CURLE_UNSUPPORTED_PROTOCOL, -EINVAL },
-	{ CURLE_OUT_OF_MEMORY, -ENOMEM },
-};
-
 static int transport_error(struct objstore *os, struct objstore_req *rq, CURLcode cc,
                            struct objstore_err *oe)
 {
 	char why[CURL_ERROR_SIZE + 64];
-	int code = -EIO;
 
 	if (cc == CURLE_WRITE_ERROR && rq->sink_rc)
 		return objstore_req_fail(os, rq, oe, rq->sink_rc, "the write callback failed");
 	if (cc == CURLE_WRITE_ERROR && rq->resp_overflow)
 		return objstore_req_fail(os, rq, oe, -EMSGSIZE, "answer larger than the cap");
-	for (size_t i = 0; i < sizeof(curl_errors) / sizeof(curl_errors[0]); i++)
-		if (curl_errors[i].cc == cc)
-			code = curl_errors[i].code;
 	snprintf(why, sizeof(why), "%s%s%s", curl_easy_strerror(cc), rq->errbuf[0] ? ": " : "",
 	         rq->errbuf);
-	return objstore_req_fail(os, rq, oe, code, why);
+	return objstore_req_fail(os, rq, oe, httpc_curl_errno(cc, &httpc_errmap_objstore), why);
 }
 
 static size_t on_body(char *p, size_t size, size_t nmemb, void *ctx)
@@ -302,33 +273,28 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 
 static void set_transfer(struct objstore *os, struct objstore_req *rq, CURL *h)
 {
-	curl_easy_setopt(h, CURLOPT_URL, buf_cstr(&rq->url));
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, os->user_agent);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, rq->errbuf);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, os->connect_ms);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, (long)OBJSTORE_LOW_SPEED_BYTES);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, os->low_speed_s);
-	if (!rq->no_total_timeout)
-		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, os->timeout_ms);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	if (os->ca_file)
-		curl_easy_setopt(h, CURLOPT_CAINFO, os->ca_file);
-	if (strcmp(rq->method, "HEAD") == 0)
-		curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
-	else if (strcmp(rq->method, "GET") == 0)
-		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-	else
-		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, rq->method);
-	if (rq->has_body) { /* the part buffer itself, not a copy */
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, rq->body ? rq->body : "");
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->body_len);
-	}
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, rq);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, rq);
+	/* a ca_file has always been trusted beside curl's default CA directory */
+	struct httpc_tls tls = { .ca_file = os->ca_file, .system_ca_dir = true };
+	struct httpc_req hr = { .method = rq->method,
+		                .url = buf_cstr(&rq->url),
+		                .user_agent = os->user_agent,
+		                .headers = rq->headers,
+		                .body = rq->body,
+		                .body_len = rq->body_len,
+		                .has_body = rq->has_body,
+		                .timeout_ms = rq->no_total_timeout ? 0 : os->timeout_ms,
+		                .connect_timeout_ms = os->connect_ms,
+		                .low_speed_bytes = OBJSTORE_LOW_SPEED_BYTES,
+		                .low_speed_time_s = os->low_speed_s,
+		                .tcp_keepalive = true,
+		                .tls = os->ca_file ? &tls : NULL,
+		                .errbuf = rq->errbuf,
+		                .write_fn = on_body,
+		                .write_ctx = rq,
+		                .header_fn = on_header,
+		                .header_ctx = rq };
+
+	(void)httpc_setup(h, &hr);
 }
 
 static int build_headers(struct objstore_req *rq)
@@ -338,7 +304,6 @@ static int build_headers(struct objstore_req *rq)
 
 	for (size_t i = 0; i < rq->n_hdr && !rc; i++) {
 		const char *v = rq->hdr[i].value ? rq->hdr[i].value : "";
-		struct curl_slist *l;
 
 		if (strpbrk(v, "\r\n")) { /* never a header injection */
 			rc = -EINVAL;
@@ -346,13 +311,10 @@ static int build_headers(struct objstore_req *rq)
 		}
 		buf_clear(&line);
 		buf_printf(&line, "%s: %s", rq->hdr[i].name, v);
-		l = curl_slist_append(rq->headers, buf_cstr(&line));
-		if (!l)
-			abort(); /* only out of memory gets here */
-		rq->headers = l;
+		rq->headers = httpc_headers_add(rq->headers, buf_cstr(&line));
 	}
 	/* No 100-continue round trip; no default form content type on a POST. */
-	rq->headers = curl_slist_append(rq->headers, "Expect:");
+	rq->headers = httpc_headers_add(rq->headers, "Expect:");
 	buf_release_secret(&line);
 	return rc;
 }
@@ -374,7 +336,6 @@ int objstore_http_do(struct objstore *os, struct objstore_req *rq, struct objsto
 	if (build_headers(rq))
 		return objstore_req_fail(os, rq, oe, -EINVAL, "a header value has a line break");
 	set_transfer(os, rq, h);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, rq->headers);
 	cc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &rq->status);
 	if (cc != CURLE_OK)

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,18 +18,12 @@
 
 #include "lib/alloc.h"
 #include "lib/base64.h"
+#include "lib/httpc.h"
 #include "lib/objstore/connstr.h"
 #include "lib/objstore/internal.h"
 
 #define USER_AGENT_DEFAULT "redis-operator-objstore"
 #define BLOCK_ID_FMT       "objstore-%06u" /* 15 bytes: 20 base64 characters, no padding */
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-static void curl_global_once(void)
-{
-	curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 /* ---- part arithmetic ------------------------------------------------------------- */
 
@@ -192,7 +185,7 @@ struct objstore *objstore_new(const struct objstore_config *cfg, struct objstore
 		rc = objstore_check_part_size(cfg->part_size, oe ? &oe->err : NULL);
 	if (rc)
 		return NULL;
-	pthread_once(&curl_once, curl_global_once);
+	httpc_global_init();
 	os = xcalloc(1, sizeof(*os));
 	os->provider = cfg->provider;
 	os->bucket = xstrdup(cfg->bucket);

@@ -13,12 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
 #include "it.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
+#include "lib/httpc.h"
 #include "lib/jsonx.h"
 #include "lib/k8s/multi.h"
 #include "lib/log.h"
@@ -242,30 +241,22 @@ int it_wait_converged(struct it *t, struct k8s_informer *inf, const struct k8s_r
 
 /* ---- etcd and the API server process ------------------------------------------------------ */
 
-static size_t sink(char *p, size_t size, size_t n, void *ctx)
-{
-	struct buf *b = ctx;
-
-	return buf_append(b, p, size * n) == 0 ? size * n : 0;
-}
-
 static int etcd_post(struct it *t, const char *path, const char *body, json_t **out)
 {
-	struct buf resp = BUF_INIT(1 << 20);
+	struct httpc_body resp = HTTPC_BODY_INIT(1 << 20);
 	char url[256];
-	CURL *h = curl_easy_init();
-	CURLcode cc;
+	struct httpc_req rq = { .method = "POST",
+		                .url = url,
+		                .body = body,
+		                .body_len = strlen(body),
+		                .has_body = true,
+		                .timeout_ms = 10000 };
+	long status = 0;
 
 	snprintf(url, sizeof(url), "%s%s", t->etcd_url, path);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, 10000L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &resp);
-	cc = curl_easy_perform(h);
-	curl_easy_cleanup(h);
-	*out = cc == CURLE_OK ? json_loads(buf_cstr(&resp), 0, NULL) : NULL;
-	buf_release(&resp);
+	(void)httpc_perform(&rq, &resp, &status, NULL, NULL);
+	*out = status ? json_loads(buf_cstr(&resp.buf), 0, NULL) : NULL; /* any answer */
+	buf_release(&resp.buf);
 	return *out ? 0 : -1;
 }
 
@@ -359,7 +350,7 @@ int main(int argc, char **argv)
 	alloc_install_jansson();
 	signal(SIGPIPE, SIG_IGN);
 	log_configure(LOG_LEVEL_ERROR, LOG_FORMAT_LOGFMT, NULL, NULL);
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	httpc_global_init();
 	if (it_init(&t, argv[0]))
 		return 2;
 	if (argc > 1 && strcmp(argv[1], "lease-child") == 0)
