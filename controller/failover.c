@@ -61,26 +61,23 @@ static int64_t timeout_restart(const struct ctl_view *v)
 	return v->cfg->restart_timeout_ms;
 }
 
-/* The status.failover object (a new reference). */
-static json_t *failover_json(const char *phase, const char *from, const char *to,
-                             const char *reason, const char *started_at)
+/* status.failover = fo in phase, with to and catch_up (NULL: left out). */
+static struct ctl_action *status_fo_note(struct ctl_plan *p, const char *phase,
+                                         const struct ctl_failover *fo, const char *to,
+                                         const char *catch_up)
 {
-	json_t *j = json_pack("{s:s,s:s,s:s,s:s}", "phase", phase, "from", from ? from : "",
-	                      "reason", reason ? reason : "", "startedAt", started_at);
+	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_STATUS);
+	struct api_failover_status f;
 
-	if (to && *to)
-		json_object_set_new(j, "to", json_string(to));
-	return j;
+	ctl_failover_status(fo, phase, to, catch_up, &f);
+	a->obj = json_pack("{s:o}", "failover", api_failover_status_encode(&f));
+	return a;
 }
 
 static struct ctl_action *status_fo(struct ctl_plan *p, const char *phase,
                                     const struct ctl_failover *fo, const char *to)
 {
-	struct ctl_action *a = ctl_plan_add(p, CTL_ACT_STATUS);
-
-	a->obj = json_pack("{s:o}", "failover",
-	                   failover_json(phase, fo->from, to, fo->reason, fo->started_at));
-	return a;
+	return status_fo_note(p, phase, fo, to, NULL);
 }
 
 /* --- catch-up with a fenced old primary --------------------------------------------- */
@@ -279,7 +276,7 @@ static bool promote_and_finish(const struct ctl_view *v, struct failover_io *s, 
 {
 	/* 409: the target still sees the old primary's Lease as valid (it observes it a
 	 * renewPeriod apart from us): retry soon, not with the failure backoff */
-	ctl_plan_instance(p, to, "promote", json_pack("{s:b}", "force", 0))->busy_retry_ms =
+	ctl_plan_instance(p, to, "promote", ctl_body_promote(false))->busy_retry_ms =
 	        REQUEUE_FAST_MS;
 	finalize(v, s, p, fo, to);
 	return false;
@@ -307,7 +304,6 @@ static bool promote_elected(const struct ctl_view *v, struct failover_io *s, str
 {
 	enum catch_up c = catch_up(v, fo, old, cand);
 	char note[CTL_MSG_MAX];
-	struct ctl_action *a;
 
 	if (c == CATCH_UP_WAITING) {
 		s->phase_reason =
@@ -316,8 +312,7 @@ static bool promote_elected(const struct ctl_view *v, struct failover_io *s, str
 		return false;
 	}
 	catch_up_note(c, old, cand, note, sizeof(note));
-	a = status_fo(p, CTL_FO_PROMOTING, fo, cand->name);
-	json_object_set_new(json_object_get(a->obj, "failover"), "catchUp", json_string(note));
+	status_fo_note(p, CTL_FO_PROMOTING, fo, cand->name, note);
 	ctl_plan_event(p, c == CATCH_UP_TIMED_OUT, "FailoverPromoting",
 	               "promoting %s (offset %lld) instead of %s: %s", cand->name,
 	               cand->inst.offset, fo->from, note);
@@ -357,8 +352,8 @@ static bool fencing(const struct ctl_view *v, struct failover_io *s, struct ctl_
 		return true;
 	}
 	if (need_fence)
-		ctl_plan_instance(p, cp, "fence", json_pack("{s:s}", "reason", "failover"))
-		        ->optional = lease_free(v);
+		ctl_plan_instance(p, cp, "fence", ctl_body_fence("failover"))->optional =
+		        lease_free(v);
 	return promote_elected(v, s, p, fo, cp, cand);
 }
 
@@ -441,8 +436,7 @@ static void switchover_post(const struct ctl_view *v, struct failover_io *s, str
 	struct ctl_action *a;
 
 	a = ctl_plan_instance(p, from, "switchover",
-	                      json_pack("{s:s,s:i,s:i}", "host", to->ip, "port", CTL_PORT_REDIS,
-	                                "httpPort", CTL_PORT_HTTP));
+	                      ctl_body_switchover(to->ip, CTL_PORT_REDIS, CTL_PORT_HTTP));
 	a->metric = CTL_METRIC_SWITCHOVER;
 	switchover_done(v, s, p, fo, to);
 }

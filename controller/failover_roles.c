@@ -114,8 +114,7 @@ void failover_follow(const struct ctl_view *v, struct ctl_plan *p, const struct 
 				ctl_plan_instance(p, pod, "unfence", NULL)->optional = true;
 			continue;
 		}
-		ctl_plan_instance(p, pod, "replicate",
-		                  json_pack("{s:s,s:i}", "host", pp->ip, "port", CTL_PORT_REDIS))
+		ctl_plan_instance(p, pod, "replicate", ctl_body_replicate(pp->ip, CTL_PORT_REDIS))
 		        ->optional = true;
 		ctl_plan_event(p, false, "ReplicaRepointed", "%s now replicates from %s", pod->name,
 		               pp->name);

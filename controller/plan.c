@@ -557,9 +557,8 @@ static bool step_split_brain(const struct ctl_view *v, struct plan_state *s, str
 		if (strcmp(pod->name, s->primary) == 0 || !pod->ip || lease_holder(v, pod) ||
 		    !ctl_inst_current(v, &pod->inst) || !ctl_inst_server_writable(&pod->inst))
 			continue;
-		ctl_plan_instance(
-		        p, pod, "fence",
-		        json_pack("{s:s}", "reason", "split brain: not status.currentPrimary"));
+		ctl_plan_instance(p, pod, "fence",
+		                  ctl_body_fence("split brain: not status.currentPrimary"));
 		ctl_plan_event(p, true, "SplitBrainFenced",
 		               "%s claimed to be primary while %s is the current primary: fenced",
 		               pod->name, s->primary);
@@ -578,8 +577,7 @@ static bool step_user_fencing(const struct ctl_view *v, struct plan_state *s, st
 		if (pod->deleting || !pod->ip || !ctl_inst_current(v, &pod->inst))
 			continue;
 		if (want && !pod->inst.fenced) {
-			ctl_plan_instance(p, pod, "fence",
-			                  json_pack("{s:s}", "reason", CTL_USER_FENCE_REASON))
+			ctl_plan_instance(p, pod, "fence", ctl_body_fence(CTL_USER_FENCE_REASON))
 			        ->optional = true;
 			ctl_plan_event(p, false, "Fenced", "%s fenced as requested", pod->name);
 		} else if (!want && pod->inst.fenced && ours) {
