@@ -237,6 +237,7 @@ struct api_redis_cluster_spec {
 	struct api_secret_ref tls_secret;
 	struct api_secret_ref ca_secret;
 	struct api_secret_ref connection_secret;
+	struct api_secret_ref backup_credentials_secret; /* name NULL: none (workload identity) */
 	struct api_bootstrap bootstrap;
 	struct api_replica_mode replica_mode;
 	int64_t min_sync_replicas;

@@ -229,6 +229,8 @@ static const struct api_schema spec = {
 	        API_FIELD("caSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC, ca_secret),
 	        API_FIELD("connectionSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC,
 	                  connection_secret),
+	        API_FIELD("backupCredentialsSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC,
+	                  backup_credentials_secret),
 	        API_FIELD_FLAG("bootstrap", &bootstrap, API_C_STRUCT, SPEC, bootstrap,
 	                       bootstrap.set),
 	        API_FIELD_FLAG("replicaMode", &replica_mode, API_C_STRUCT, SPEC, replica_mode,
