@@ -17,6 +17,9 @@
 #                                    out for the redis images, this image has none of its own
 #   /etc/passwd, /etc/group          root and nonroot (65532); no shell anywhere
 #   /etc/ssl/certs/ca-certificates.crt   the host's CA bundle (backups over HTTPS)
+#   /usr/share/zoneinfo/...          the host's tzdata (lib/tz: RedisScheduledBackup
+#                                    timeZone), its relative links kept as links; not
+#                                    right/ and posix/ (duplicates) or localtime
 #   /usr/share/doc/...               our LICENSE, each shipped library's Debian copyright
 #                                    file and packages.txt (package, version: what is inside)
 #   /tmp                             1777, for runs without an emptyDir there
@@ -103,13 +106,33 @@ add_etc() {
   cp -L /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/"
 }
 
+# The IANA zones lib/tz reads, from the build machine's tzdata (Debian: priority required).
+# Left out: right/ (leap-second times, which lib/tz does not support), posix/ (links to the
+# same files) and localtime (-> /etc/localtime, the build machine's own zone). The links
+# left are relative (GB -> Europe/London) and stay links; one that is absolute or dangling
+# in the image fails the build.
+add_zoneinfo() {
+  local src=/usr/share/zoneinfo dst=$root/usr/share/zoneinfo f bad
+  head -c 4 "$src/Europe/Berlin" 2>/dev/null | grep -q TZif ||
+    { echo "image: no TZif file $src/Europe/Berlin (install tzdata)" >&2; exit 1; }
+  mkdir -p "$dst"
+  for f in "$src"/*; do
+    case ${f##*/} in right | posix | localtime) continue ;; esac
+    cp -R -P "$f" "$dst/"
+  done
+  bad=$(find "$dst" -type l \( -lname '/*' -o -xtype l \) -printf '/%P ')
+  [ -z "$bad" ] || { echo "image: zoneinfo links absolute or dangling: $bad" >&2; exit 1; }
+}
+
 # Our license; for each shipped file from a Debian package, that package's copyright file
 # and a line "package version" in packages.txt.
 add_docs() {
   local doc=$root/usr/share/doc f pkg
   mkdir -p "$doc/redis-operator"
   cp "$here/../LICENSE" "$doc/redis-operator/LICENSE"
-  find "$root" -type f \( -name '*.so*' -o -name 'ca-certificates.crt' \) -printf '/%P\n' | sort |
+  # one zone file stands for tzdata
+  find "$root" -type f \( -name '*.so*' -o -name 'ca-certificates.crt' \
+    -o -path "$root/usr/share/zoneinfo/Etc/UTC" \) -printf '/%P\n' | sort |
     while read -r f; do
       case $f in
         /usr/local/bin/lib/*) f=$(ldd "$bin" | awk -v n="${f##*/}" '$1 == n { print $3 }') ;;
@@ -171,6 +194,7 @@ write_tar() {
 add_binary
 add_glibc
 add_etc
+add_zoneinfo
 add_docs
 normalize
 [ $only_rootfs -eq 0 ] || exit 0
