@@ -17,6 +17,7 @@
 
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
+#include "lib/k8s/path.h"
 
 /* --- field tables ---------------------------------------------------------------------- */
 
@@ -171,6 +172,9 @@ static int load(const char *body, size_t len, size_t max, json_t **out, struct e
 	return 0;
 }
 
+static void status_backup_encode(json_t *o, const struct api_inst_status *s);
+static int status_backup_decode(json_t *j, struct api_inst_status *s, struct err *e);
+
 /* --- GET /v1/status ---------------------------------------------------------------------- */
 
 #define ST struct api_inst_status
@@ -256,6 +260,7 @@ json_t *api_inst_status_encode(const struct api_inst_status *s)
 	json_object_set_new(o, "server", sv);
 	json_object_set_new(o, "replication",
 	                    s->has_replication ? replication_encode(&s->replication) : json_null());
+	status_backup_encode(o, s);
 	return o;
 }
 
@@ -310,6 +315,8 @@ int api_inst_status_decode(const char *body, size_t len, struct api_inst_status 
 	if (rc)
 		return rc;
 	rc = status_fields_decode(s.json, &s, e);
+	if (!rc)
+		rc = status_backup_decode(s.json, &s, e);
 	if (rc) {
 		api_inst_status_release(&s);
 		return -EPROTO;
@@ -510,6 +517,428 @@ int api_inst_error_decode(const char *body, size_t len, struct api_inst_error *o
 }
 
 void api_inst_error_release(struct api_inst_error *r)
+{
+	if (!r)
+		return;
+	json_decref(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+/* --- backups and restore ------------------------------------------------------------------ */
+
+#define BK struct api_inst_backup_state
+static const struct field backup_fields[] = {
+	FR("name", K_STR, BK, name),
+	F("method", K_STR, BK, method),
+	FR("phase", K_STR, BK, phase),
+	F("startedAt", K_NSTR, BK, started_at),
+	F("stoppedAt", K_NSTR, BK, stopped_at),
+	F("key", K_NSTR, BK, key),
+	F("manifestKey", K_NSTR, BK, manifest_key),
+	F("size", K_NINT, BK, size),
+	F("sha256", K_NSTR, BK, sha256),
+	F("replId", K_NSTR, BK, repl_id),
+	F("offset", K_NINT, BK, offset),
+	F("engine", K_NSTR, BK, engine),
+	F("engineVersion", K_NSTR, BK, engine_version),
+	F("error", K_NSTR, BK, error),
+	F("retryable", K_BOOL, BK, retryable),
+	F("attempts", K_INT, BK, attempts),
+};
+
+#define RT struct api_inst_restore_state
+static const struct field restore_fields[] = {
+	FR("name", K_STR, RT, name),
+	F("manifestKey", K_NSTR, RT, manifest_key),
+	FR("phase", K_STR, RT, phase),
+	F("startedAt", K_NSTR, RT, started_at),
+	F("stoppedAt", K_NSTR, RT, stopped_at),
+	F("size", K_NINT, RT, size),
+	F("sha256", K_NSTR, RT, sha256),
+	F("error", K_NSTR, RT, error),
+	F("retryable", K_BOOL, RT, retryable),
+	F("attempts", K_INT, RT, attempts),
+};
+
+/* The status's optional "backup" and "restore" objects: left out when not set (so older
+ * goldens and managers read the same); null or absent decode as not set. */
+static void status_backup_encode(json_t *o, const struct api_inst_status *s)
+{
+	json_t *x;
+
+	if (s->has_backup) {
+		x = json_object();
+		put_all(x, backup_fields, N(backup_fields), &s->backup);
+		json_object_set_new(o, "backup", x);
+	}
+	if (s->has_restore) {
+		x = json_object();
+		put_all(x, restore_fields, N(restore_fields), &s->restore);
+		json_object_set_new(o, "restore", x);
+	}
+}
+
+static int status_backup_decode(json_t *j, struct api_inst_status *s, struct err *e)
+{
+	json_t *o = NULL;
+	int rc = jsonx_object(j, "backup", &o, e);
+
+	if (!rc && o) {
+		s->has_backup = true;
+		rc = get_all(j, "backup.", backup_fields, N(backup_fields), &s->backup, e);
+	}
+	o = NULL;
+	if (!rc)
+		rc = jsonx_object(j, "restore", &o, e);
+	if (!rc && o) {
+		s->has_restore = true;
+		rc = get_all(j, "restore.", restore_fields, N(restore_fields), &s->restore, e);
+	}
+	return rc;
+}
+
+json_t *api_inst_backup_state_encode(const struct api_inst_backup_state *b)
+{
+	json_t *o = json_object();
+
+	put_all(o, backup_fields, N(backup_fields), b);
+	return o;
+}
+
+int api_inst_backup_state_decode(const char *body, size_t len, struct api_inst_backup_state *out,
+                                 struct err *e)
+{
+	struct api_inst_backup_state b = { 0 };
+	int rc = load(body, len, API_INST_BODY_MAX, &b.json, e);
+
+	if (rc)
+		return rc;
+	rc = get_all(b.json, "", backup_fields, N(backup_fields), &b, e);
+	if (rc) {
+		api_inst_backup_state_release(&b);
+		return -EPROTO;
+	}
+	*out = b;
+	return 0;
+}
+
+void api_inst_backup_state_release(struct api_inst_backup_state *b)
+{
+	if (!b)
+		return;
+	json_decref(b->json);
+	memset(b, 0, sizeof(*b));
+}
+
+/* --- the /v1/backup body and the restore source --- */
+
+struct cred_key {
+	const char *name;
+	size_t off;
+};
+
+#define CK(n, m)                                                                                   \
+	{                                                                                          \
+		(n), offsetof(struct api_inst_credentials, m)                                      \
+	}
+static const struct cred_key cred_keys[] = {
+	CK("AWS_ACCESS_KEY_ID", aws_access_key_id),
+	CK("AWS_SECRET_ACCESS_KEY", aws_secret_access_key),
+	CK("AWS_SESSION_TOKEN", aws_session_token),
+	CK("AZURE_STORAGE_CONNECTION_STRING", azure_connection_string),
+	CK("AZURE_STORAGE_ACCOUNT", azure_account),
+	CK("AZURE_STORAGE_KEY", azure_key),
+	CK("AZURE_STORAGE_SAS_TOKEN", azure_sas_token),
+};
+
+static int only_fields(json_t *j, const char *prefix, const char *const *fields, struct err *e)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach (j, k, v) {
+		size_t i;
+
+		for (i = 0; fields[i] && strcmp(fields[i], k) != 0; i++)
+			;
+		if (!fields[i])
+			return err_set(e, -EINVAL, "%s%s: unknown field", prefix, k);
+	}
+	return 0;
+}
+
+/* Printable, no control characters, at most max bytes. */
+static int text_ok(const char *path, const char *s, size_t max, struct err *e)
+{
+	if (strlen(s) > max)
+		return err_set(e, -EINVAL, "%s: longer than %zu bytes", path, max);
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < ' ' || *p == 0x7f)
+			return err_set(e, -EINVAL, "%s: control characters are not allowed", path);
+	return 0;
+}
+
+/* "<namespace>/<name>", "<name>" or a uid: DNS-1123 segments, at most one '/'. */
+static int backup_name_ok(const char *path, const char *s, struct err *e)
+{
+	char seg[API_INST_BACKUP_NAME_MAX + 1];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+
+	if (strlen(s) > API_INST_BACKUP_NAME_MAX || n == 0 || (slash && strchr(slash + 1, '/')))
+		return err_set(e, -EINVAL, "%s: expected <namespace>/<name> or a name", path);
+	memcpy(seg, s, n);
+	seg[n] = '\0';
+	if (!k8s_name_is_valid(seg) || (slash && !k8s_name_is_valid(slash + 1)))
+		return err_set(e, -EINVAL, "%s: expected <namespace>/<name> or a name", path);
+	return 0;
+}
+
+static const char *const f_s3[] = {
+	"bucket", "path", "endpoint", "region", "forcePathStyle", NULL
+};
+static const char *const f_azure[] = { "container", "path", "accountName", "endpoint", NULL };
+static const char *const f_dest[] = { "s3", "azure", NULL };
+
+static int s3_decode(json_t *o, struct api_s3 *s, struct err *e)
+{
+	struct err ie = { 0 };
+	int rc;
+
+	if ((rc = only_fields(o, "", f_s3, &ie)) < 0 ||
+	    (rc = jsonx_string_req(o, "bucket", &s->bucket, &ie)) < 0 ||
+	    (rc = jsonx_string(o, "path", "", &s->path, &ie)) < 0 ||
+	    (rc = jsonx_string(o, "endpoint", NULL, &s->endpoint, &ie)) < 0 ||
+	    (rc = jsonx_string(o, "region", "us-east-1", &s->region, &ie)) < 0 ||
+	    (rc = jsonx_bool(o, "forcePathStyle", false, &s->force_path_style, &ie)) < 0)
+		return err_set(e, rc, "destination.s3.%s", ie.msg);
+	s->set = true;
+	return 0;
+}
+
+static int azure_decode(json_t *o, struct api_azure *a, struct err *e)
+{
+	struct err ie = { 0 };
+	int rc;
+
+	if ((rc = only_fields(o, "", f_azure, &ie)) < 0 ||
+	    (rc = jsonx_string_req(o, "container", &a->container, &ie)) < 0 ||
+	    (rc = jsonx_string(o, "path", "", &a->path, &ie)) < 0 ||
+	    (rc = jsonx_string(o, "accountName", NULL, &a->account_name, &ie)) < 0 ||
+	    (rc = jsonx_string(o, "endpoint", NULL, &a->endpoint, &ie)) < 0)
+		return err_set(e, rc, "destination.azure.%s", ie.msg);
+	a->set = true;
+	return 0;
+}
+
+static int destination_decode(json_t *j, struct api_destination *d, struct err *e)
+{
+	json_t *o = NULL, *s3 = NULL, *az = NULL;
+	const char *path;
+	int rc;
+
+	if ((rc = jsonx_object_req(j, "destination", &o, e)) < 0 ||
+	    (rc = only_fields(o, "destination.", f_dest, e)) < 0 ||
+	    (rc = jsonx_object(o, "s3", &s3, e)) < 0 || (rc = jsonx_object(o, "azure", &az, e)) < 0)
+		return rc;
+	if (!s3 == !az)
+		return err_set(e, -EINVAL, "destination: give exactly one of s3 and azure");
+	rc = s3 ? s3_decode(s3, &d->s3, e) : azure_decode(az, &d->azure, e);
+	if (rc)
+		return rc;
+	path = s3 ? d->s3.path : d->azure.path;
+	d->set = true;
+	return text_ok("destination.path", path, API_INST_BACKUP_PATH_MAX, e);
+}
+
+static json_t *destination_encode(const struct api_destination *d)
+{
+	json_t *o = json_object(), *x = json_object();
+
+	if (d->s3.set) {
+		json_object_set_new(x, "bucket", json_string(d->s3.bucket ? d->s3.bucket : ""));
+		json_object_set_new(x, "path", json_string(d->s3.path ? d->s3.path : ""));
+		if (d->s3.endpoint)
+			json_object_set_new(x, "endpoint", json_string(d->s3.endpoint));
+		if (d->s3.region)
+			json_object_set_new(x, "region", json_string(d->s3.region));
+		json_object_set_new(x, "forcePathStyle", json_boolean(d->s3.force_path_style));
+		json_object_set_new(o, "s3", x);
+		return o;
+	}
+	json_object_set_new(x, "container",
+	                    json_string(d->azure.container ? d->azure.container : ""));
+	json_object_set_new(x, "path", json_string(d->azure.path ? d->azure.path : ""));
+	if (d->azure.account_name)
+		json_object_set_new(x, "accountName", json_string(d->azure.account_name));
+	if (d->azure.endpoint)
+		json_object_set_new(x, "endpoint", json_string(d->azure.endpoint));
+	json_object_set_new(o, "azure", x);
+	return o;
+}
+
+/* Never names a value: only the key. */
+static int credentials_decode(json_t *j, struct api_inst_credentials *c, struct err *e)
+{
+	json_t *o = NULL, *v;
+	const char *k;
+	int rc = jsonx_object(j, "credentials", &o, e);
+
+	if (rc)
+		return rc;
+	json_object_foreach (o, k, v) {
+		size_t i;
+
+		for (i = 0; i < N(cred_keys) && strcmp(cred_keys[i].name, k) != 0; i++)
+			;
+		if (i == N(cred_keys))
+			return err_set(e, -EINVAL, "credentials.%s: unknown key", k);
+		if (!json_is_string(v) || json_string_length(v) > API_INST_BACKUP_CRED_MAX)
+			return err_set(e, -EINVAL,
+			               "credentials.%s: expected a string of at most %d bytes", k,
+			               API_INST_BACKUP_CRED_MAX);
+		*(const char **)(void *)((char *)c + cred_keys[i].off) = json_string_value(v);
+	}
+	return 0;
+}
+
+static json_t *credentials_encode(const struct api_inst_credentials *c)
+{
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < N(cred_keys); i++) {
+		const char *v =
+		        *(const char *const *)(const void *)((const char *)c + cred_keys[i].off);
+
+		if (v)
+			json_object_set_new(o, cred_keys[i].name, json_string(v));
+	}
+	return o;
+}
+
+static const char *const f_backup[] = { "name", "method", "destination", "credentials", NULL };
+
+static int backup_request_fields(json_t *j, struct api_inst_backup_request *r, struct err *e)
+{
+	const char *m = NULL;
+	int rc;
+
+	if ((rc = only_fields(j, "", f_backup, e)) < 0 ||
+	    (rc = jsonx_string_req(j, "name", &r->name, e)) < 0 ||
+	    (rc = backup_name_ok("name", r->name, e)) < 0 ||
+	    (rc = jsonx_string(j, "method", "rdb", &m, e)) < 0)
+		return rc;
+	if (strcmp(m, "rdb") == 0)
+		r->method = API_METHOD_RDB;
+	else if (strcmp(m, "aof") == 0)
+		r->method = API_METHOD_AOF;
+	else
+		return err_set(e, -EINVAL, "method: expected rdb or aof");
+	if ((rc = destination_decode(j, &r->destination, e)) < 0)
+		return rc;
+	return credentials_decode(j, &r->credentials, e);
+}
+
+/* A request object at the top (len 0 is not a request: name is required). */
+static int load_request(const char *body, size_t len, json_t **out, struct err *e)
+{
+	json_t *j = NULL;
+	int rc;
+
+	if (len > API_INST_BODY_MAX)
+		return err_set(e, -EMSGSIZE, "body: larger than %d bytes", API_INST_BODY_MAX);
+	if ((rc = jsonx_loadb(body, len, API_INST_BODY_MAX, &j, e)) < 0)
+		return rc;
+	if (!json_is_object(j)) {
+		rc = err_set(e, -EINVAL, "body: expected a JSON object, got %s",
+		             jsonx_type_name(j));
+		json_decref(j);
+		return rc;
+	}
+	*out = j;
+	return 0;
+}
+
+int api_inst_backup_request_decode(const char *body, size_t len,
+                                   struct api_inst_backup_request *out, struct err *e)
+{
+	struct api_inst_backup_request r = { 0 };
+	int rc = load_request(body, len, &r.json, e);
+
+	if (rc)
+		return rc;
+	rc = backup_request_fields(r.json, &r, e);
+	if (rc) {
+		api_inst_backup_request_release(&r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+json_t *api_inst_backup_request_encode(const struct api_inst_backup_request *r)
+{
+	return json_pack("{s:s,s:s,s:o,s:o}", "name", r->name ? r->name : "", "method",
+	                 r->method == API_METHOD_AOF ? "aof" : "rdb", "destination",
+	                 destination_encode(&r->destination), "credentials",
+	                 credentials_encode(&r->credentials));
+}
+
+/* Wipes every string of the body (the credentials are among them) before freeing. */
+static void wipe_json(json_t *j)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach (j, k, v) {
+		if (json_is_object(v))
+			wipe_json(v);
+		else if (json_is_string(v))
+			explicit_bzero((char *)json_string_value(v), json_string_length(v));
+	}
+}
+
+void api_inst_backup_request_release(struct api_inst_backup_request *r)
+{
+	if (!r)
+		return;
+	if (r->json)
+		wipe_json(json_object_get(r->json, "credentials"));
+	json_decref(r->json);
+	memset(r, 0, sizeof(*r));
+}
+
+static const char *const f_source[] = { "name", "destination", "manifestKey", NULL };
+
+int api_inst_restore_source_decode(const char *body, size_t len,
+                                   struct api_inst_restore_source *out, struct err *e)
+{
+	struct api_inst_restore_source r = { 0 };
+	int rc = load_request(body, len, &r.json, e);
+
+	if (rc)
+		return rc;
+	if ((rc = only_fields(r.json, "", f_source, e)) < 0 ||
+	    (rc = jsonx_string_req(r.json, "name", &r.name, e)) < 0 ||
+	    (rc = backup_name_ok("name", r.name, e)) < 0 ||
+	    (rc = jsonx_string_req(r.json, "manifestKey", &r.manifest_key, e)) < 0 ||
+	    (rc = text_ok("manifestKey", r.manifest_key, API_INST_BACKUP_PATH_MAX, e)) < 0 ||
+	    (rc = destination_decode(r.json, &r.destination, e)) < 0) {
+		api_inst_restore_source_release(&r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+json_t *api_inst_restore_source_encode(const struct api_inst_restore_source *r)
+{
+	return json_pack("{s:s,s:s,s:o}", "name", r->name ? r->name : "", "manifestKey",
+	                 r->manifest_key ? r->manifest_key : "", "destination",
+	                 destination_encode(&r->destination));
+}
+
+void api_inst_restore_source_release(struct api_inst_restore_source *r)
 {
 	if (!r)
 		return;

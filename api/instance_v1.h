@@ -60,6 +60,7 @@
 #include <stdint.h>
 
 #include "api/ports.h"
+#include "api/redisbackup.h"
 #include "api/rediscluster.h"
 #include "api/schema.h"
 #include "lib/err.h"
@@ -89,6 +90,107 @@
 #define API_INST_LINK_DOWN    "down"
 #define API_INST_LINK_SYNCING "syncing"
 #define API_INST_LINK_NONE    "none"
+
+/* --- backups and restore (POST /v1/backup, status.backup, status.restore) ------------
+ *
+ *   POST /v1/backup {"name": "prod/cache-20240101", "method": "rdb",
+ *                    "destination": {"s3": {"bucket", "path", "endpoint", "region",
+ *                                           "forcePathStyle"}}
+ *                                 | {"azure": {"container", "path", "accountName",
+ *                                              "endpoint"}},
+ *                    "credentials": {"AWS_ACCESS_KEY_ID": "…", "AWS_SECRET_ACCESS_KEY": "…"}}
+ *   → 202 struct api_inst_backup_state (started), 200 (the same name again: its state as
+ *     it is, nothing started), 409 {"error"} (another backup is running: named), 400.
+ *
+ * credentials: the Secret's data, decoded, under the Secret's own key names (the
+ * RedisBackup CRD's: AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
+ * AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT, AZURE_STORAGE_KEY,
+ * AZURE_STORAGE_SAS_TOKEN); any other key is refused. The decoder never puts a value in
+ * an error message. The objects: <path>/<cluster>/<name>/dump.rdb, then
+ * <path>/<cluster>/<name>/manifest.json last (its presence means complete).
+ *
+ * The restore source (the data pod's REDIS_OPERATOR_RESTORE_SOURCE, written by the
+ * controller from the RedisBackup's spec and status) is
+ *   {"name": "prod/cache-20240101", "destination": {…as above…},
+ *    "manifestKey": "backups/cache/prod/cache-20240101/manifest.json"}
+ * with the credentials in a Secret volume (instance/README.md).
+ */
+#define API_INST_BACKUP_PATH       "/v1/backup"
+#define API_INST_BACKUP_NAME_MAX   253 /* "<namespace>/<name>" or a uid */
+#define API_INST_BACKUP_PATH_MAX   512 /* destination path, and every key */
+#define API_INST_BACKUP_CRED_MAX   4096
+#define API_INST_BACKUP_ERROR_MAX  512
+#define API_INST_BACKUP_RUNNING    "running"
+#define API_INST_BACKUP_COMPLETED  "completed"
+#define API_INST_BACKUP_FAILED     "failed"
+#define API_INST_RESTORE_RESTORING "restoring"
+#define API_INST_RESTORE_COMPLETED "completed"
+#define API_INST_RESTORE_FAILED    "failed"
+
+/* The Secret's values (borrowed; the caller wipes what it owns). NULL: absent. */
+struct api_inst_credentials {
+	const char *aws_access_key_id, *aws_secret_access_key, *aws_session_token;
+	const char *azure_connection_string, *azure_account, *azure_key, *azure_sas_token;
+};
+
+struct api_inst_backup_request {
+	json_t *json;                  /* decode: the body everything borrows from (owned) */
+	const char *name;              /* required: [a-z0-9.-] segments, at most one '/' */
+	enum api_backup_method method; /* default rdb */
+	struct api_destination
+	        destination; /* exactly one of s3, azure; credentials_secret unused */
+	struct api_inst_credentials credentials;
+};
+
+/* Wipes the credential strings of a decoded request before freeing it. */
+int api_inst_backup_request_decode(const char *body, size_t len,
+                                   struct api_inst_backup_request *out, struct err *e);
+json_t *api_inst_backup_request_encode(const struct api_inst_backup_request *r);
+void api_inst_backup_request_release(struct api_inst_backup_request *r);
+
+/* status.backup and the answer of POST /v1/backup: the last backup this manager ran. */
+struct api_inst_backup_state {
+	json_t *json;
+	const char *name, *method;
+	const char *phase;                   /* API_INST_BACKUP_* */
+	const char *started_at, *stopped_at; /* RFC 3339; stopped_at null while running */
+	const char *key, *manifest_key;      /* the objects' keys in the bucket/container */
+	int64_t size;                        /* nullable: known once uploaded */
+	const char *sha256;                  /* hex of dump.rdb; nullable */
+	const char *repl_id;                 /* the server's replid when the snapshot was taken */
+	int64_t offset;                      /* its replication offset then; nullable */
+	const char *engine, *engine_version;
+	const char *error; /* nullable: why it failed (the storage's Code in it) */
+	bool retryable;    /* failed: a new attempt may succeed */
+	int64_t attempts;  /* uploads tried */
+};
+
+json_t *api_inst_backup_state_encode(const struct api_inst_backup_state *b);
+int api_inst_backup_state_decode(const char *body, size_t len, struct api_inst_backup_state *out,
+                                 struct err *e);
+void api_inst_backup_state_release(struct api_inst_backup_state *b);
+
+/* status.restore: the start-up restore from a backup. Not ready while not completed. */
+struct api_inst_restore_state {
+	const char *name, *manifest_key;
+	const char *phase; /* API_INST_RESTORE_* */
+	const char *started_at, *stopped_at;
+	int64_t size; /* nullable */
+	const char *sha256, *error;
+	bool retryable;
+	int64_t attempts;
+};
+
+struct api_inst_restore_source {
+	json_t *json;
+	const char *name, *manifest_key;
+	struct api_destination destination;
+};
+
+int api_inst_restore_source_decode(const char *body, size_t len,
+                                   struct api_inst_restore_source *out, struct err *e);
+json_t *api_inst_restore_source_encode(const struct api_inst_restore_source *r);
+void api_inst_restore_source_release(struct api_inst_restore_source *r);
 
 /* --- GET /v1/status ---------------------------------------------------------------- */
 
@@ -144,6 +246,10 @@ struct api_inst_status {
 	struct api_inst_server server;
 	bool has_replication;
 	struct api_inst_replication replication;
+	bool has_backup; /* "backup": absent until this manager ran one (/v1/backup below) */
+	struct api_inst_backup_state backup;
+	bool has_restore; /* "restore": absent unless started with a restore source */
+	struct api_inst_restore_state restore;
 };
 
 /* Required when decoding: state, role, ready, fenced, server; the rest is optional. */

@@ -308,6 +308,21 @@ void inst_http_complete(struct inst *in, struct inst_cmd *cmd)
 	MHD_resume_connection(cmd->conn);
 }
 
+/* POST /v1/backup: answered at once (backup.c starts its own thread), never suspended. */
+static enum MHD_Result h_backup(struct inst *in, struct MHD_Connection *c, struct hreq *r)
+{
+	char msg[INST_HTTP_TLS_REASON_MAX];
+	char *answer = NULL;
+	unsigned status = authorize(in, c, -1, msg, sizeof(msg));
+
+	if (status)
+		return httpd_reply_error(c, status, msg);
+	if (r->too_big)
+		return httpd_reply_error(c, 413, "body: larger than the limit of 65536 bytes");
+	status = inst_backup_post(in, r->body.data, r->body.len, &answer);
+	return httpd_reply(c, status, "application/json", answer);
+}
+
 /* --- routing ------------------------------------------------------------------------- */
 
 struct route {
@@ -320,6 +335,7 @@ static const struct route api_routes[] = {
 	{ "/healthz", "GET", h_healthz },
 	{ "/readyz", "GET", h_readyz },
 	{ "/v1/status", "GET", h_status },
+	{ API_INST_BACKUP_PATH, "POST", h_backup },
 	{ NULL, NULL, NULL },
 };
 

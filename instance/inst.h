@@ -52,6 +52,8 @@
 
 struct MHD_Connection;
 struct inst_http;
+struct inst_backup;
+struct inst_restore;
 
 /* A mutation posted by an HTTP handler and executed by the supervisor. */
 struct inst_cmd {
@@ -146,7 +148,9 @@ struct inst {
 	pthread_t poller;
 	bool poller_running;
 	atomic_bool poller_stop;
-	struct inst_http *http; /* http.c: the daemons and their helper thread */
+	struct inst_http *http;       /* http.c: the daemons and their helper thread */
+	struct inst_backup *backup;   /* backup.c: POST /v1/backup and its thread */
+	struct inst_restore *restore; /* restore.c: the start-up restore and its thread */
 };
 
 /* --- secrets.c --------------------------------------------------------------------- */

@@ -59,6 +59,7 @@ static int prepare(struct inst *in, struct err *e)
 	if ((rc = inst_creds_load(&in->set, &in->creds, e)) < 0)
 		return rc;
 	in->shared_pw = xstrdup(in->creds.operator_pw);
+	inst_backup_init(in);
 	ko.kubeconfig = in->set.kubeconfig;
 	ko.prefer_in_cluster = !in->set.kubeconfig;
 	if ((rc = k8s_config_load(&ko, &in->kcfg, e)) < 0)
@@ -88,6 +89,8 @@ static void teardown(struct inst *in)
 {
 	inst_drain_commands(in);
 	inst_http_stop(in);
+	inst_backup_stop(in);
+	inst_restore_stop(in);
 	inst_poller_stop(in);
 	inst_lease_free(in);
 	vk_conn_free(in->ctl);

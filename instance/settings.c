@@ -73,6 +73,12 @@ const struct settings_desc inst_settings_table[] = {
 	  "Log level." },
 	{ "log-format", SETTINGS_ENUM, "json", 0, 0, formats, false, false, OFF(log_format),
 	  "Log line format." },
+	{ "restore-source", SETTINGS_STRING, NULL, 0, 0, NULL, false, false, OFF(restore_source),
+	  "JSON {name, destination, manifestKey}: restore that backup into an empty data dir "
+	  "before the first start (spec.bootstrap.backupName; docs/backup.md)." },
+	{ "restore-credentials-dir", SETTINGS_STRING, "/etc/redis-operator/restore-credentials", 0,
+	  0, NULL, false, false, OFF(restore_credentials_dir),
+	  "Secret volume of the restore's storage credentials (AWS_ACCESS_KEY_ID, ... files)." },
 };
 #undef OFF
 

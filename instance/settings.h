@@ -34,6 +34,7 @@ struct inst_settings {
 	int64_t shutdown_timeout_ms, boot_timeout_ms, poll_interval_ms, secret_poll_ms;
 	int64_t restart_backoff_max_ms, api_timeout_ms;
 	char *log_level, *log_format;
+	char *restore_source, *restore_credentials_dir; /* instance/backup.h */
 };
 
 extern const struct settings_desc inst_settings_table[];

@@ -149,6 +149,10 @@ int inst_status_json(const struct inst_snapshot *s, int64_t now_wall_ms, int64_t
 	int rc;
 
 	server_of(s, fresh, &st.server);
+	st.has_backup = s->backup.set;
+	inst_backup_view_api(&s->backup, &st.backup);
+	st.has_restore = s->restore.set;
+	inst_restore_view_api(&s->restore, &st.restore);
 	if (fresh)
 		replication_of(s, &st.replication);
 	j = api_inst_status_encode(&st);

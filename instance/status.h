@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "instance/backup.h"
 #include "instance/http_tls.h"
 #include "instance/render.h"
 #include "instance/request.h"
@@ -58,6 +59,9 @@ struct inst_snapshot {
 	char info_error[256];
 	struct vk_info info;
 	long long primary_offset; /* replicas: the primary's master_repl_offset; -1 unknown */
+	/* written by backup.c and restore.c */
+	struct inst_backup_view backup;
+	struct inst_restore_view restore;
 };
 
 const char *inst_state_name(enum inst_state s);

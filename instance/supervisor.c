@@ -450,6 +450,23 @@ static bool boot_act(struct inst *in, const struct inst_boot_decision *d, struct
 	return true;
 }
 
+/* A brand-new cluster's first primary restores its backup before the role decision
+ * (restore.c): true while that holds the boot back. */
+static bool restore_holds(struct inst *in, struct inst_boot_facts *f)
+{
+	const char *cur = in->spec.current_primary;
+
+	if (!inst_restore_wanted(in) || f->has_data || f->other_pods || !cur ||
+	    strcmp(cur, in->set.pod_name) != 0)
+		return false;
+	if (inst_restore_step(in) == 1) {
+		f->has_data = inst_data_present(in->set.data_dir);
+		return !f->has_data;
+	}
+	inst_set_state(in, INST_STATE_BOOTING, "restoring a backup (see restore)");
+	return true;
+}
+
 /* One boot attempt: true when the server was started (in whatever role). */
 static bool boot_step(struct inst *in)
 {
@@ -460,6 +477,8 @@ static bool boot_step(struct inst *in)
 	f.api = boot_read(in, &e);
 	if (f.api == INST_API_OK)
 		boot_facts(in, &f, &e);
+	if (f.api == INST_API_OK && restore_holds(in, &f))
+		return false;
 	inst_role_decide(&f, &d);
 	if (d.action == INST_BOOT_NEED_LEASE) {
 		int rc = inst_lease_acquire(in, &e);
@@ -583,7 +602,7 @@ static void timers(struct inst *in, int64_t *boot_at, int64_t boot_deadline)
 	if (*boot_at && now >= *boot_at) {
 		if (boot_step(in))
 			*boot_at = 0;
-		else if (now > boot_deadline)
+		else if (now > boot_deadline && !inst_restore_pending(in))
 			in->exit_code = INST_EXIT_BOOT_TIMEOUT;
 		else
 			*boot_at = now + BOOT_RETRY_MS;

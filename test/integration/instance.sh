@@ -10,6 +10,7 @@
 #   INSTANCE_BENCH=0                  skip the figures (RSS, latency, 50 switchovers)
 #   INSTANCE_ONLY=safety              only the safety checks (safety_checks.sh)
 #   INSTANCE_ONLY=http                only the HTTP and file-mode checks (http_checks.sh)
+#   INSTANCE_ONLY=backup              only backups and restore (backup_checks.sh)
 #   OPT=... LDFLAGS=...               passed to make (an ASan build: see instance/README.md)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -35,6 +36,7 @@ cc -O2 -o "$WRITER" test/integration/instance/writer.c $(pkg-config --cflags --l
 . test/integration/instance/http_checks.sh
 . test/integration/instance/acl_checks.sh
 . test/integration/instance/safety_checks.sh
+. test/integration/instance/backup_checks.sh
 cleanup() { kill_all; $K delete namespace "$NS" --wait=false >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$W"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -48,6 +50,7 @@ kctl get serviceaccount default >/dev/null 2>&1 || kretry create serviceaccount 
 
 if [ "${INSTANCE_ONLY:-}" = safety ]; then safety_suite; counts_write instance; exit; fi
 if [ "${INSTANCE_ONLY:-}" = http ]; then http_only; counts_write instance; exit; fi
+if [ "${INSTANCE_ONLY:-}" = backup ]; then backup_suite; counts_write instance; exit; fi
 check "copy-binary: runs from DIR with its libraries, LD_LIBRARY_PATH unset" copy_binary
 check "boot waits while the API server is unreachable (no server started)" boot_waits_api_down
 for eng in ${INSTANCE_ENGINES:-redis valkey}; do
@@ -60,6 +63,7 @@ done
 common_suite "x$RANDOM"
 http_suite "h$RANDOM"
 safety_suite
+backup_suite
 check "PID 1: orphans reaped, SIGTERM handled (unshare --pid)" pid1_reaping "z$RANDOM"
 [ "${INSTANCE_BENCH:-1}" = 1 ] && bench_suite "b$RANDOM"
 counts_write instance
