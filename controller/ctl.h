@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "api/redisbackup.h"
 #include "controller/model.h"
 #include "controller/pki.h"
 #include "lib/err.h"
@@ -76,6 +77,8 @@ enum ctl_inf {
 	CTL_INF_NETPOLS,
 	CTL_INF_LEASES,
 	CTL_INF_ENDPOINTSLICES,
+	CTL_INF_BACKUPS,   /* RedisBackups: all (backup.c) */
+	CTL_INF_SCHEDULES, /* RedisScheduledBackups: all (backup_sched.c) */
 	CTL_INF_COUNT,
 };
 
@@ -92,6 +95,14 @@ struct ctl_metrics {
 	atomic_ullong reconciles, reconcile_errors, actions, action_errors;
 	atomic_ullong polls, poll_errors, failovers, switchovers, events;
 	struct ctl_hist failover_seconds, pause_seconds, reconcile_seconds;
+};
+
+/* A cluster's backups, for /metrics (backup.c). */
+struct ctl_backup_stats {
+	int64_t last_success_wall_ms;
+	double last_duration_s;
+	int64_t last_size;
+	unsigned long long completed, failed;
 };
 
 /* What the controller remembers between reconciles of one cluster (never needed for
@@ -128,8 +139,10 @@ struct ctl {
 	_Atomic int64_t poll_at; /* poll early at this monotonic ms (roles changed); 0: no */
 
 	pthread_mutex_t mu;
-	struct strmap insts; /* [mu] "ns/pod" → struct ctl_inst * */
-	struct strmap memos; /* [mu] "ns/cluster" → struct ctl_memo * */
+	struct strmap insts;    /* [mu] "ns/pod" → struct ctl_inst * */
+	struct strmap memos;    /* [mu] "ns/cluster" → struct ctl_memo * */
+	struct strmap bk_obs;   /* [mu] "ns/pod" → its last /v1/status "backup" as JSON text */
+	struct strmap bk_stats; /* [mu] "ns/cluster" → struct ctl_backup_stats * */
 
 	struct ctl_metrics metrics;
 	void *http_health, *http_metrics; /* struct MHD_Daemon * */
@@ -150,6 +163,20 @@ int ctl_workers_start(struct ctl *c, struct err *e);
 void ctl_workers_stop(struct ctl *c);
 /* One reconcile of "ns/name" (exposed for tests driving it by hand). */
 int ctl_reconcile(struct ctl *c, const char *key);
+
+/* --- backup.c, backup_sched.c ---------------------------------------------------------- */
+/* One reconcile of a "backup:ns/name" or "schedule:ns/name" key (controller/backup.h). */
+int ctl_backup_reconcile(struct ctl *c, const char *key);
+int ctl_schedule_reconcile(struct ctl *c, const char *key);
+/* The poller's /v1/status body of pod "ns/pod": keeps its "backup" object and queues the
+ * RedisBackup it names when it changed. */
+void ctl_backup_observe(struct ctl *c, const char *pod_key, const char *body, size_t len);
+/* The credentials Secret of a destination: its own credentialsSecret, else the cluster's
+ * spec.backupCredentialsSecret; NULL: none (borrowed from the JSON). */
+const char *ctl_backup_secret_name(json_t *cluster, const struct api_destination *d);
+/* Deletes a backup's stored objects (manifest first, then the data) from the controller. */
+int ctl_backup_delete_objects(struct ctl *c, const char *ns, json_t *cluster,
+                              const struct api_redis_backup *b, struct err *e);
 
 /* --- apply.c -------------------------------------------------------------------------- */
 /*

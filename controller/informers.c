@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "controller/backup.h"
 #include "controller/ctl.h"
 #include "controller/plan.h"
 #include "lib/jsonx.h"
@@ -29,6 +30,7 @@ static const struct {
 	const struct k8s_resource *res;
 	bool managed_only;
 	const char *selector; /* instead of CTL_SELECTOR_MANAGED */
+	bool all;             /* no selector at all (backups: a user's objects, like clusters) */
 } kinds[CTL_INF_COUNT] = {
 	[CTL_INF_CLUSTERS] = { &k8s_res_redisclusters, false },
 	[CTL_INF_PODS] = { &k8s_res_pods, true },
@@ -42,6 +44,8 @@ static const struct {
 	[CTL_INF_NETPOLS] = { &k8s_res_networkpolicies, true },
 	[CTL_INF_LEASES] = { &k8s_res_leases, true },
 	[CTL_INF_ENDPOINTSLICES] = { &k8s_res_endpointslices, true, SELECTOR_OWN_SLICES },
+	[CTL_INF_BACKUPS] = { &k8s_res_redisbackups, false, NULL, true },
+	[CTL_INF_SCHEDULES] = { &k8s_res_redisscheduledbackups, false, NULL, true },
 };
 
 static void enqueue_owner(struct ctl *c, json_t *obj, bool is_cluster)
@@ -80,6 +84,57 @@ static void on_child_update(void *ctx, json_t *old, json_t *obj)
 	(void)old;
 	enqueue_owner(ctx, obj, false);
 }
+
+/* RedisBackups queue themselves, and their schedule (history, lastSuccessfulBackup). */
+static void on_backup(void *ctx, json_t *obj)
+{
+	const char *ns = ctl_json_str(obj, "metadata.namespace");
+	const char *name = ctl_json_str(obj, "metadata.name");
+	const char *sched = json_string_value(
+	        json_object_get(jsonx_get(obj, "metadata.labels"), BK_LABEL_SCHEDULE));
+	char key[WQ_KEY_MAX + 1];
+
+	if (!ns || !name)
+		return;
+	snprintf(key, sizeof(key), BK_QUEUE_BACKUP "%s/%s", ns, name);
+	(void)wq_add(((struct ctl *)ctx)->q, key);
+	if (!sched)
+		return;
+	snprintf(key, sizeof(key), BK_QUEUE_SCHEDULE "%s/%s", ns, sched);
+	(void)wq_add(((struct ctl *)ctx)->q, key);
+}
+
+static void on_backup_update(void *ctx, json_t *old, json_t *obj)
+{
+	(void)old;
+	on_backup(ctx, obj);
+}
+
+static void on_schedule(void *ctx, json_t *obj)
+{
+	const char *ns = ctl_json_str(obj, "metadata.namespace");
+	const char *name = ctl_json_str(obj, "metadata.name");
+	char key[WQ_KEY_MAX + 1];
+
+	if (!ns || !name)
+		return;
+	snprintf(key, sizeof(key), BK_QUEUE_SCHEDULE "%s/%s", ns, name);
+	(void)wq_add(((struct ctl *)ctx)->q, key);
+}
+
+static void on_schedule_update(void *ctx, json_t *old, json_t *obj)
+{
+	(void)old;
+	on_schedule(ctx, obj);
+}
+
+static const struct {
+	void (*add)(void *, json_t *);
+	void (*update)(void *, json_t *, json_t *);
+} backup_handlers[CTL_INF_COUNT] = {
+	[CTL_INF_BACKUPS] = { on_backup, on_backup_update },
+	[CTL_INF_SCHEDULES] = { on_schedule, on_schedule_update },
+};
 
 static void on_lease_update(void *ctx, json_t *old, json_t *obj)
 {
@@ -131,6 +186,11 @@ static int start_one(struct ctl *c, enum ctl_inf i, struct err *e)
 	              : i == CTL_INF_LEASES ? on_lease_update
 	                                    : on_child_update;
 	o.on_delete = i == CTL_INF_CLUSTERS ? on_cluster : on_child;
+	if (kinds[i].all) {
+		o.label_selector = NULL;
+		o.on_add = o.on_delete = backup_handlers[i].add;
+		o.on_update = backup_handlers[i].update;
+	}
 	o.trim = i == CTL_INF_PODS ? trim_pod : NULL;
 	o.index_label = i == CTL_INF_PODS || i == CTL_INF_PVCS ? CTL_LABEL_CLUSTER : NULL;
 	c->inf[i] = k8s_informer_new(c->kube, &o, e);
@@ -192,6 +252,16 @@ void ctl_enqueue_all(struct ctl *c)
 
 	json_array_foreach (all, i, obj) {
 		enqueue_owner(c, obj, true);
+	}
+	json_decref(all);
+	all = k8s_informer_list(c->inf[CTL_INF_BACKUPS]);
+	json_array_foreach (all, i, obj) {
+		on_backup(c, obj);
+	}
+	json_decref(all);
+	all = k8s_informer_list(c->inf[CTL_INF_SCHEDULES]);
+	json_array_foreach (all, i, obj) {
+		on_schedule(c, obj);
 	}
 	json_decref(all);
 }

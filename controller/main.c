@@ -233,6 +233,8 @@ static void teardown(struct ctl *c, int code)
 	k8s_config_free(c->kcfg);
 	strmap_release(&c->insts, free);
 	strmap_release(&c->memos, free);
+	strmap_release(&c->bk_obs, free);
+	strmap_release(&c->bk_stats, free);
 	pthread_mutex_destroy(&c->mu);
 	settings_release(ctl_settings_table, ctl_settings_count, &c->set);
 }
@@ -257,6 +259,8 @@ int controller_main(int argc, char **argv)
 	pthread_mutex_init(&c->mu, NULL);
 	strmap_init(&c->insts);
 	strmap_init(&c->memos);
+	strmap_init(&c->bk_obs);
+	strmap_init(&c->bk_stats);
 	ctl_metrics_init(&c->metrics);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (setup(c, &e) < 0) {

@@ -13,6 +13,7 @@
  *   sent, watches and leader-Lease renewals included: lib/k8s/client's counters).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "controller/ctl.h"
 #include "lib/buf.h"
@@ -91,6 +92,46 @@ static void api_requests(struct buf *o, struct ctl *c)
 		           a[v] + b[v]);
 }
 
+/* Per cluster, from backup.c's records: labels namespace and cluster. */
+static void backup_series(struct buf *o, struct ctl *c)
+{
+	static const char *const names[] = {
+		"redis_operator_backup_last_success_timestamp_seconds",
+		"redis_operator_backup_last_duration_seconds",
+		"redis_operator_backup_last_size_bytes",
+		"redis_operator_backups_completed_total",
+		"redis_operator_backups_failed_total",
+	};
+	static const char *const help[] = {
+		"When the cluster's last backup completed.",
+		"How long it took.",
+		"Bytes it stored.",
+		"Backups completed.",
+		"Backups failed.",
+	};
+
+	pthread_mutex_lock(&c->mu);
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct strmap_entry *ent;
+		size_t it = 0;
+
+		head(o, names[k], k < 3 ? "gauge" : "counter", help[k]);
+		while ((ent = strmap_next(&c->bk_stats, &it))) {
+			const struct ctl_backup_stats *s = ent->value;
+			const char *slash = strchr(ent->key, '/');
+			double v[] = { (double)s->last_success_wall_ms / 1000.0, s->last_duration_s,
+				       (double)s->last_size, (double)s->completed,
+				       (double)s->failed };
+
+			if (slash)
+				buf_printf(o, "%s{namespace=\"%.*s\",cluster=\"%s\"} %.3f\n",
+				           names[k], (int)(slash - ent->key), ent->key, slash + 1,
+				           v[k]);
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
 int ctl_metrics_render(struct ctl *c, struct buf *o)
 {
 	struct ctl_metrics *m = &c->metrics;
@@ -123,5 +164,6 @@ int ctl_metrics_render(struct ctl *c, struct buf *o)
 	gauge(o, "redis_operator_clusters", "RedisClusters in the cache.",
 	      c->inf[CTL_INF_CLUSTERS] ? (long long)k8s_informer_len(c->inf[CTL_INF_CLUSTERS]) : 0);
 	api_requests(o, c);
+	backup_series(o, c);
 	return 0;
 }

@@ -249,6 +249,8 @@ static bool absorb(struct ctl *c, const struct target *t, const struct k8s_multi
 	changed = ctl_inst_significant_change(cur, &nw, (int)c->set.poll_failures_down);
 	*cur = nw;
 	pthread_mutex_unlock(&c->mu);
+	if (rc == 0)
+		ctl_backup_observe(c, t->key, r->body, r->body_len);
 	if (rc)
 		atomic_fetch_add(&c->metrics.poll_errors, 1);
 	return changed;

@@ -29,6 +29,13 @@ static const struct ctl_rbac_grant operator_grants[] = {
 	{ &k8s_res_redisclusters, "status", PATCH, CTL_RBAC_ANY, "the status (apply.c)" },
 	{ &k8s_res_redisclusters, "finalizers", UPDATE, CTL_RBAC_ANY,
 	  "owner references with blockOwnerDeletion (desired_owner_ref)" },
+	{ &k8s_res_redisbackups, NULL, CACHED | CREATE | PATCH | DELETE, CTL_RBAC_ANY,
+	  "cached; create, delete: schedules and their history (backup_sched.c); patch: "
+	  "finalizer, attempt (backup.c)" },
+	{ &k8s_res_redisbackups, "status", PATCH, CTL_RBAC_ANY, "the status (backup.c)" },
+	{ &k8s_res_redisscheduledbackups, NULL, CACHED, CTL_RBAC_ANY, "cached (backup_sched.c)" },
+	{ &k8s_res_redisscheduledbackups, "status", PATCH, CTL_RBAC_ANY,
+	  "the status (backup_sched.c)" },
 	{ &k8s_res_pods, NULL, GET | CACHED | CREATE | PATCH | DELETE, CTL_RBAC_ANY,
 	  "data pods (plan.c: created, role labels, deleted); get: pods' Role" },
 	{ &k8s_res_pvcs, NULL, CACHED | CREATE | PATCH | DELETE, CTL_RBAC_ANY,

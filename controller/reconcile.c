@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/backup.h"
 #include "controller/ctl.h"
 #include "controller/desired.h"
 #include "controller/owner.h"
@@ -431,6 +432,10 @@ int ctl_reconcile(struct ctl *c, const char *key)
 	struct err e = { 0 };
 	int rc = 0;
 
+	if (strncmp(key, BK_QUEUE_BACKUP, strlen(BK_QUEUE_BACKUP)) == 0)
+		return ctl_backup_reconcile(c, key);
+	if (strncmp(key, BK_QUEUE_SCHEDULE, strlen(BK_QUEUE_SCHEDULE)) == 0)
+		return ctl_schedule_reconcile(c, key);
 	g.cluster = k8s_informer_get_key(c->inf[CTL_INF_CLUSTERS], key);
 	if (!g.cluster) {
 		forget(c, key);
