@@ -184,34 +184,6 @@ static void az_abort(struct objstore *os, struct objstore_upload *u)
 	(void)os, (void)u; /* uncommitted blocks are garbage-collected by the service */
 }
 
-static int az_get(struct objstore *os, struct objstore_req *rq, const char *key,
-                  struct objstore_err *oe)
-{
-	rq->op = "GetBlob";
-	rq->method = "GET";
-	return az_url(os, rq, key, oe) ? -EINVAL : objstore_http_do(os, rq, oe);
-}
-
-static int az_head(struct objstore *os, const char *key, struct objstore_info *info,
-                   struct objstore_err *oe)
-{
-	struct objstore_req rq;
-	int rc;
-
-	objstore_req_init(&rq, "GetBlobProperties", key, "HEAD");
-	rc = az_url(os, &rq, key, oe);
-	if (!rc)
-		rc = objstore_http_do(os, &rq, oe);
-	if (!rc && rq.content_length < 0)
-		rc = objstore_req_fail(os, &rq, oe, -EPROTO, "no Content-Length in the answer");
-	if (!rc) {
-		info->size = (uint64_t)rq.content_length;
-		snprintf(info->etag, sizeof(info->etag), "%s", rq.etag);
-	}
-	objstore_req_release(&rq);
-	return rc;
-}
-
 static int az_del(struct objstore *os, const char *key, struct objstore_err *oe)
 {
 	struct objstore_req rq;
@@ -312,8 +284,9 @@ const struct objstore_ops objstore_azure_ops = {
 	.part = az_part,
 	.complete = az_complete,
 	.abort = az_abort,
-	.get = az_get,
-	.head = az_head,
+	.url = az_url,
+	.get_op = "GetBlob",
+	.head_op = "GetBlobProperties",
 	.del = az_del,
 	.list = az_list,
 };

@@ -81,10 +81,11 @@ struct objstore_ops {
 	            struct objstore_err *oe);
 	int (*complete)(struct objstore *os, struct objstore_upload *u, struct objstore_err *oe);
 	void (*abort)(struct objstore *os, struct objstore_upload *u);
-	int (*get)(struct objstore *os, struct objstore_req *rq, const char *key,
+	/* rq's URL (and path) for key, with rq's query: what GET and HEAD of an object need;
+	 * get_op and head_op name those two requests in errors. */
+	int (*url)(struct objstore *os, struct objstore_req *rq, const char *key,
 	           struct objstore_err *oe);
-	int (*head)(struct objstore *os, const char *key, struct objstore_info *info,
-	            struct objstore_err *oe);
+	const char *get_op, *head_op;
 	int (*del)(struct objstore *os, const char *key, struct objstore_err *oe);
 	int (*list)(struct objstore *os, const char *prefix, objstore_list_fn fn, void *ctx,
 	            struct objstore_err *oe);

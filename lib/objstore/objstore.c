@@ -400,7 +400,8 @@ int objstore_get_stream(struct objstore *os, const char *key, objstore_write_fn 
 	rq.sink_sha = EVP_MD_CTX_new();
 	if (!rq.sink_sha || !EVP_DigestInit_ex(rq.sink_sha, EVP_sha256(), NULL))
 		abort();
-	rc = os->ops->get(os, &rq, key, oe);
+	rq.op = os->ops->get_op;
+	rc = os->ops->url(os, &rq, key, oe) ? -EINVAL : objstore_http_do(os, &rq, oe);
 	EVP_DigestFinal_ex(rq.sink_sha, digest, NULL);
 	if (!rc && rq.content_length >= 0 && (uint64_t)rq.content_length != rq.sink_bytes)
 		rc = objstore_req_fail(os, &rq, oe, -EPROTO,
@@ -417,15 +418,23 @@ int objstore_get_stream(struct objstore *os, const char *key, objstore_write_fn 
 int objstore_head(struct objstore *os, const char *key, struct objstore_info *info,
                   struct objstore_err *oe)
 {
-	struct objstore_info tmp;
+	struct objstore_req rq;
 	int rc;
 
 	objstore_err_clear(oe);
 	if ((rc = check_key(os, "head", key, oe)) != 0)
 		return rc;
-	rc = os->ops->head(os, key, &tmp, oe);
-	if (!rc && info)
-		*info = tmp;
+	objstore_req_init(&rq, os->ops->head_op, key, "HEAD");
+	rc = os->ops->url(os, &rq, key, oe);
+	if (!rc)
+		rc = objstore_http_do(os, &rq, oe);
+	if (!rc && rq.content_length < 0)
+		rc = objstore_req_fail(os, &rq, oe, -EPROTO, "no Content-Length in the answer");
+	if (!rc && info) {
+		info->size = (uint64_t)rq.content_length;
+		snprintf(info->etag, sizeof(info->etag), "%s", rq.etag);
+	}
+	objstore_req_release(&rq);
 	return rc;
 }
 

@@ -178,34 +178,6 @@ static void s3_abort(struct objstore *os, struct objstore_upload *u)
 	objstore_req_release(&rq);
 }
 
-static int s3_get(struct objstore *os, struct objstore_req *rq, const char *key,
-                  struct objstore_err *oe)
-{
-	rq->op = "GetObject";
-	rq->method = "GET";
-	return s3_url(os, rq, key, oe) ? -EINVAL : objstore_http_do(os, rq, oe);
-}
-
-static int s3_head(struct objstore *os, const char *key, struct objstore_info *info,
-                   struct objstore_err *oe)
-{
-	struct objstore_req rq;
-	int rc;
-
-	objstore_req_init(&rq, "HeadObject", key, "HEAD");
-	rc = s3_url(os, &rq, key, oe);
-	if (!rc)
-		rc = objstore_http_do(os, &rq, oe);
-	if (!rc && rq.content_length < 0)
-		rc = objstore_req_fail(os, &rq, oe, -EPROTO, "no Content-Length in the answer");
-	if (!rc) {
-		info->size = (uint64_t)rq.content_length;
-		snprintf(info->etag, sizeof(info->etag), "%s", rq.etag);
-	}
-	objstore_req_release(&rq);
-	return rc;
-}
-
 static int s3_del(struct objstore *os, const char *key, struct objstore_err *oe)
 {
 	struct objstore_req rq;
@@ -308,8 +280,9 @@ const struct objstore_ops objstore_s3_ops = {
 	.part = s3_part,
 	.complete = s3_complete,
 	.abort = s3_abort,
-	.get = s3_get,
-	.head = s3_head,
+	.url = s3_url,
+	.get_op = "GetObject",
+	.head_op = "HeadObject",
 	.del = s3_del,
 	.list = s3_list,
 };
