@@ -9,9 +9,9 @@ BUILD   ?= build
 CC      ?= cc
 
 # pkg-config modules: the operator's, and each module's Debian package (test/deps.sh).
-PKGS     := libcurl jansson libmicrohttpd hiredis openssl yaml-0.1
+PKGS     := libcurl jansson libmicrohttpd hiredis openssl yaml-0.1 zlib
 PKG_DEBS := libcurl:libcurl4-openssl-dev jansson:libjansson-dev libmicrohttpd:libmicrohttpd-dev \
-	hiredis:libhiredis-dev openssl:libssl-dev yaml-0.1:libyaml-dev check:check gnutls:libgnutls28-dev
+	hiredis:libhiredis-dev openssl:libssl-dev yaml-0.1:libyaml-dev zlib:zlib1g-dev check:check gnutls:libgnutls28-dev
 # The flags are read when a recipe first needs them, never while this file is parsed: on a
 # fresh machine `make demo` and `make test` install the -dev packages (deps) and then build
 # in the same run. Every compile waits for $(BUILD)/.deps-ok (below), which names a missing
@@ -47,6 +47,9 @@ CTRL_SRC := $(sort $(wildcard controller/*.c))
 INST_SRC := $(sort $(wildcard instance/*.c))
 CORE_SRC := $(LIB_SRC) $(API_SRC) $(CTRL_SRC) $(INST_SRC)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+# kubectl-redis (plugin/): lib/ and api/ only, no role code (test/lint-includes.sh).
+PLUGIN_SRC := $(sort $(wildcard plugin/*.c))
+PLUGIN_OBJ := $(filter-out $(BUILD)/plugin/main.o,$(PLUGIN_SRC:%.c=$(BUILD)/%.o))
 MAIN_OBJ := $(BUILD)/cmd/main.o
 UNIT_SRC := $(sort $(wildcard test/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:test/unit/%.c=$(BUILD)/test/%)
@@ -56,11 +59,11 @@ UNIT_HELPER_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out $(UNIT_SRC),$(wildca
 TEST_BINS := $(UNIT_BIN)
 # Fragments of test tools that live beside their sources (node agent, integration tests).
 include $(sort $(wildcard test/*/*.mk test/integration/*/*.mk))
-HEADERS  := $(sort $(wildcard lib/*.h lib/engine/*.h lib/k8s/*.h lib/objstore/*.h lib/valkey/*.h api/*.h controller/*.h instance/*.h))
+HEADERS  := $(sort $(wildcard lib/*.h lib/engine/*.h lib/k8s/*.h lib/objstore/*.h lib/valkey/*.h api/*.h controller/*.h instance/*.h plugin/*.h))
 
 .PHONY: all help deps test unit asan valgrind vg-run lint fmt fmt-check hdr-check clean demo \
-	env-build env-up env-down integration bench chaos fuzz image
-all: $(BUILD)/redis-operator
+	env-build env-up env-down integration bench chaos fuzz image print-link
+all: $(BUILD)/redis-operator $(BUILD)/kubectl-redis
 
 help:
 	@echo "make deps       install every Debian package the build, tests and demo need"
@@ -76,6 +79,10 @@ help:
 
 # A CFLAGS from the environment is exported, so make expands it, flags and all, for every
 # recipe: deps, which runs before the packages exist, gets the user's value alone.
+# The binary's objects and libraries, for a test that links them its own way (copy-binary).
+print-link:
+	@echo $(MAIN_OBJ) $(CORE_OBJ) $(LDLIBS)
+
 deps: CFLAGS = $(CFLAGS_USER)
 deps:
 	bash test/deps.sh
@@ -115,6 +122,17 @@ $(BUILD)/redis-operator: $(MAIN_OBJ) $(CORE_OBJ)
 	@echo "  LINK  $@"
 	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
+$(BUILD)/kubectl-redis: $(BUILD)/plugin/main.o $(PLUGIN_OBJ) $(LIB_SRC:%.c=$(BUILD)/%.o) $(API_SRC:%.c=$(BUILD)/%.o)
+	@echo "  LINK  $@"
+	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# The plugin's unit tests link its objects, lib/ and api/, no role code (the shorter
+# stem wins over the rule below).
+$(BUILD)/test/test_plugin_%: $(BUILD)/test/unit/test_plugin_%.o $(UNIT_HELPER_OBJ) $(PLUGIN_OBJ) \
+		$(LIB_SRC:%.c=$(BUILD)/%.o) $(API_SRC:%.c=$(BUILD)/%.o)
+	@mkdir -p $(dir $@)
+	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
+
 $(BUILD)/test/test_%: $(BUILD)/test/unit/test_%.o $(UNIT_HELPER_OBJ) $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	@$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ $(CHECK_LIBS) $(LDLIBS)
@@ -126,8 +144,8 @@ unit: $(TEST_BINS) $(BUILD)/redis-operator
 integration: all
 	@RESULTS=$(BUILD)/test-results bash test/run-integration.sh
 
-test: all $(TEST_BINS)
-	@RESULTS=$(BUILD)/test-results bash test/run-tests.sh $(TEST_BINS)
+test: all $(TEST_BINS) $(BUILD)/test/plugin-parse
+	@RESULTS=$(BUILD)/test-results BUILD=$(BUILD) bash test/run-tests.sh $(TEST_BINS)
 
 asan:
 	$(MAKE) BUILD=build/asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
@@ -147,11 +165,11 @@ TIDY_CHECKS := -*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*,-clang
 	-bugprone-narrowing-conversions,-bugprone-implicit-widening-of-multiplication-result
 BANNED := sprintf|vsprintf|strcpy|strcat|strtok|atoi|atol|atoll|gets|sscanf
 lint: hdr-check $(BUILD)/version.h | $(BUILD)/.deps-ok
-	@bash test/lint.sh "$(BANNED)" $(CORE_SRC) cmd/main.c
-	clang-tidy --quiet --warnings-as-errors='*' --checks='$(TIDY_CHECKS)' $(CORE_SRC) cmd/main.c -- \
+	@bash test/lint.sh "$(BANNED)" $(CORE_SRC) $(PLUGIN_SRC) cmd/main.c
+	clang-tidy --quiet --warnings-as-errors='*' --checks='$(TIDY_CHECKS)' $(CORE_SRC) $(PLUGIN_SRC) cmd/main.c -- \
 		$(filter-out -MMD -MP,$(CFLAGS)) -I$(BUILD)
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-		--suppress=missingIncludeSystem -I. -I$(BUILD) $(CORE_SRC) cmd/main.c
+		--suppress=missingIncludeSystem -I. -I$(BUILD) $(CORE_SRC) $(PLUGIN_SRC) cmd/main.c
 
 hdr-check: | $(BUILD)/.deps-ok
 	@mkdir -p $(BUILD)/hdr

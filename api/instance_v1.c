@@ -651,20 +651,17 @@ static const struct cred_key cred_keys[] = {
 	CK("AZURE_STORAGE_SAS_TOKEN", azure_sas_token),
 };
 
-static int only_fields(json_t *j, const char *prefix, const char *const *fields, struct err *e)
+_Static_assert(N(cred_keys) == API_INST_CREDENTIAL_KEYS, "API_INST_CREDENTIAL_KEYS");
+
+const char *api_inst_credential_key(size_t i)
 {
-	const char *k;
-	json_t *v;
+	return i < N(cred_keys) ? cred_keys[i].name : NULL;
+}
 
-	json_object_foreach (j, k, v) {
-		size_t i;
-
-		for (i = 0; fields[i] && strcmp(fields[i], k) != 0; i++)
-			;
-		if (!fields[i])
-			return err_set(e, -EINVAL, "%s%s: unknown field", prefix, k);
-	}
-	return 0;
+void api_inst_credentials_set(struct api_inst_credentials *c, size_t i, const char *v)
+{
+	if (i < N(cred_keys))
+		*(const char **)(void *)((char *)c + cred_keys[i].off) = v;
 }
 
 /* Printable, no control characters, at most max bytes. */
@@ -705,7 +702,7 @@ static int s3_decode(json_t *o, struct api_s3 *s, struct err *e)
 	struct err ie = { 0 };
 	int rc;
 
-	if ((rc = only_fields(o, "", f_s3, &ie)) < 0 ||
+	if ((rc = jsonx_only_fields(o, "", f_s3, &ie)) < 0 ||
 	    (rc = jsonx_string_req(o, "bucket", &s->bucket, &ie)) < 0 ||
 	    (rc = jsonx_string(o, "path", "", &s->path, &ie)) < 0 ||
 	    (rc = jsonx_string(o, "endpoint", NULL, &s->endpoint, &ie)) < 0 ||
@@ -721,7 +718,7 @@ static int azure_decode(json_t *o, struct api_azure *a, struct err *e)
 	struct err ie = { 0 };
 	int rc;
 
-	if ((rc = only_fields(o, "", f_azure, &ie)) < 0 ||
+	if ((rc = jsonx_only_fields(o, "", f_azure, &ie)) < 0 ||
 	    (rc = jsonx_string_req(o, "container", &a->container, &ie)) < 0 ||
 	    (rc = jsonx_string(o, "path", "", &a->path, &ie)) < 0 ||
 	    (rc = jsonx_string(o, "accountName", NULL, &a->account_name, &ie)) < 0 ||
@@ -738,7 +735,7 @@ static int destination_decode(json_t *j, struct api_destination *d, struct err *
 	int rc;
 
 	if ((rc = jsonx_object_req(j, "destination", &o, e)) < 0 ||
-	    (rc = only_fields(o, "destination.", f_dest, e)) < 0 ||
+	    (rc = jsonx_only_fields(o, "destination.", f_dest, e)) < 0 ||
 	    (rc = jsonx_object(o, "s3", &s3, e)) < 0 || (rc = jsonx_object(o, "azure", &az, e)) < 0)
 		return rc;
 	if (!s3 == !az)
@@ -797,7 +794,7 @@ static int credentials_decode(json_t *j, struct api_inst_credentials *c, struct 
 			return err_set(e, -EINVAL,
 			               "credentials.%s: expected a string of at most %d bytes", k,
 			               API_INST_BACKUP_CRED_MAX);
-		*(const char **)(void *)((char *)c + cred_keys[i].off) = json_string_value(v);
+		api_inst_credentials_set(c, i, json_string_value(v));
 	}
 	return 0;
 }
@@ -823,7 +820,7 @@ static int backup_request_fields(json_t *j, struct api_inst_backup_request *r, s
 	const char *m = NULL;
 	int rc;
 
-	if ((rc = only_fields(j, "", f_backup, e)) < 0 ||
+	if ((rc = jsonx_only_fields(j, "", f_backup, e)) < 0 ||
 	    (rc = jsonx_string_req(j, "name", &r->name, e)) < 0 ||
 	    (rc = backup_name_ok("name", r->name, e)) < 0 ||
 	    (rc = jsonx_string(j, "method", "rdb", &m, e)) < 0)
@@ -918,7 +915,7 @@ int api_inst_restore_source_decode(const char *body, size_t len,
 
 	if (rc)
 		return rc;
-	if ((rc = only_fields(r.json, "", f_source, e)) < 0 ||
+	if ((rc = jsonx_only_fields(r.json, "", f_source, e)) < 0 ||
 	    (rc = jsonx_string_req(r.json, "name", &r.name, e)) < 0 ||
 	    (rc = backup_name_ok("name", r.name, e)) < 0 ||
 	    (rc = jsonx_string_req(r.json, "manifestKey", &r.manifest_key, e)) < 0 ||
@@ -944,4 +941,94 @@ void api_inst_restore_source_release(struct api_inst_restore_source *r)
 		return;
 	json_decref(r->json);
 	memset(r, 0, sizeof(*r));
+}
+
+/* --- the sentinel role's status ----------------------------------------------------------- */
+
+#define SS struct api_inst_sentinel_status
+static const struct field sentinel_status_fields[] = {
+	F("pod", K_STR, SS, pod),
+	FR("state", K_STR, SS, state),
+	FR("role", K_STR, SS, role),
+	F("reason", K_STR, SS, reason),
+	FR("ready", K_BOOL, SS, ready),
+	F("notReadyReason", K_NSTR, SS, not_ready_reason),
+	F("engine", K_NSTR, SS, engine),
+	F("version", K_NSTR, SS, version),
+	F("uptimeSeconds", K_INT, SS, uptime_seconds),
+};
+
+#define SVW struct api_inst_sentinel_view
+static const struct field sentinel_view_fields[] = {
+	FR("masterName", K_STR, SVW, master_name),
+	F("masterHost", K_NSTR, SVW, master_host),
+	F("masterPort", K_NINT, SVW, master_port),
+	FR("masterStatus", K_STR, SVW, master_status),
+	F("failoverInProgress", K_BOOL, SVW, failover_in_progress),
+	F("failoverState", K_NSTR, SVW, failover_state),
+	F("configEpoch", K_NINT, SVW, config_epoch),
+	F("quorum", K_NINT, SVW, quorum),
+	F("quorumOk", K_BOOL, SVW, quorum_ok),
+	F("quorumReason", K_NSTR, SVW, quorum_reason),
+	F("sentinels", K_NINT, SVW, sentinels),
+	F("replicas", K_NINT, SVW, replicas),
+};
+
+json_t *api_inst_sentinel_status_encode(const struct api_inst_sentinel_status *s)
+{
+	json_t *o = json_object(), *sv = json_object(), *v = NULL;
+
+	put_all(o, sentinel_status_fields, N(sentinel_status_fields), s);
+	put_all(sv, server_fields, N(server_fields), &s->server);
+	json_object_set_new(o, "server", sv);
+	if (s->has_sentinel) {
+		v = json_object();
+		put_all(v, sentinel_view_fields, N(sentinel_view_fields), &s->sentinel);
+	}
+	json_object_set_new(o, "sentinel", v ? v : json_null());
+	return o;
+}
+
+static int sentinel_status_fields_decode(json_t *j, struct api_inst_sentinel_status *s,
+                                         struct err *e)
+{
+	json_t *o = NULL;
+	int rc = get_all(j, "", sentinel_status_fields, N(sentinel_status_fields), s, e);
+
+	if (!rc)
+		rc = jsonx_object_req(j, "server", &o, e);
+	if (!rc)
+		rc = get_all(j, "server.", server_fields, N(server_fields), &s->server, e);
+	if (!rc)
+		rc = jsonx_object(j, "sentinel", &o, e);
+	s->has_sentinel = !rc && o;
+	if (s->has_sentinel)
+		rc = get_all(j, "sentinel.", sentinel_view_fields, N(sentinel_view_fields),
+		             &s->sentinel, e);
+	return rc;
+}
+
+int api_inst_sentinel_status_decode(const char *body, size_t len,
+                                    struct api_inst_sentinel_status *out, struct err *e)
+{
+	struct api_inst_sentinel_status s = { 0 };
+	int rc = load(body, len, API_INST_STATUS_BODY_MAX, &s.json, e);
+
+	if (rc)
+		return rc;
+	rc = sentinel_status_fields_decode(s.json, &s, e);
+	if (rc) {
+		api_inst_sentinel_status_release(&s);
+		return -EPROTO;
+	}
+	*out = s;
+	return 0;
+}
+
+void api_inst_sentinel_status_release(struct api_inst_sentinel_status *s)
+{
+	if (!s)
+		return;
+	json_decref(s->json);
+	memset(s, 0, sizeof(*s));
 }

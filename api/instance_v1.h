@@ -21,6 +21,12 @@
  *   answers: 200 with struct api_inst_result (fence, unfence, promote, replicate,
  *   restart), struct api_inst_switchover_result, struct api_inst_config_result; any
  *   other status with {"error": "..."} (struct api_inst_error).
+ *   These seven share struct api_inst_request and the op table (api_inst_op_name).
+ *
+ *   POST /v1/backup      struct api_inst_backup_request (API_INST_BACKUP_PATH): 202 at
+ *                        once, the progress in /v1/status .backup
+ *   The backup body has its own type (destination, credentials, keys), encoder and
+ *   decoder: it is no op of the table, whose bodies are all small control messages.
  *
  *   struct api_inst_status st;
  *   if (api_inst_status_decode(body, len, &st, &e) < 0)   e.msg names the field
@@ -132,6 +138,13 @@ struct api_inst_credentials {
 	const char *aws_access_key_id, *aws_secret_access_key, *aws_session_token;
 	const char *azure_connection_string, *azure_account, *azure_key, *azure_sas_token;
 };
+
+/* The credentials' key names, the one list: the Secret's data keys, the restore's Secret
+ * volume files and the /v1/backup body's "credentials" use them alike. The i-th name
+ * (NULL past the last) and the member it sets (v borrowed). */
+#define API_INST_CREDENTIAL_KEYS 7
+const char *api_inst_credential_key(size_t i);
+void api_inst_credentials_set(struct api_inst_credentials *c, size_t i, const char *v);
 
 struct api_inst_backup_request {
 	json_t *json;                  /* decode: the body everything borrows from (owned) */
@@ -268,6 +281,8 @@ enum api_inst_op {
 	API_INST_SWITCHOVER,
 	API_INST_CONFIG,
 	API_INST_RESTART,
+	API_INST_SENTINEL_FAILOVER, /* a sentinel manager's only mutations (below) */
+	API_INST_SENTINEL_RESET,
 	API_INST_OP_COUNT,
 };
 
@@ -312,6 +327,9 @@ int api_inst_request_decode(enum api_inst_op op, const char *body, size_t len,
  * httpPort when not 0 and timeout when not 0; config: every field but
  * dropOldPasswords, which only when true). */
 json_t *api_inst_request_encode(const struct api_inst_request *r);
+/* The config field a caller adds to a body it builds itself (the controller's live
+ * config, desired_live_config): drop the passwords kept from before a rotation. */
+#define API_INST_DROP_OLD_PASSWORDS "dropOldPasswords"
 void api_inst_request_release(struct api_inst_request *r);
 
 /* --- answers ------------------------------------------------------------------------- */
@@ -372,5 +390,75 @@ void api_inst_config_result_release(struct api_inst_config_result *r);
 json_t *api_inst_error_encode(const struct api_inst_error *r);
 int api_inst_error_decode(const char *body, size_t len, struct api_inst_error *out, struct err *e);
 void api_inst_error_release(struct api_inst_error *r);
+
+/* --- the sentinel role (instance --role sentinel; docs/sentinel.md) -------------------
+ *
+ * The monitored master: every sentinel of a cluster watches one master under
+ * API_INST_SENTINEL_MASTER_NAME (what clients pass to SENTINEL get-master-addr-by-name).
+ * The controller passes its first address in REDIS_OPERATOR_SENTINEL_MASTER
+ * ("host:port", API_INST_SENTINEL_MASTER_ENV); once sentinel.conf exists, Sentinel's own
+ * view (rewritten into it on every failover) wins over that hint.
+ *
+ * GET /v1/status of a sentinel pod → struct api_inst_sentinel_status:
+ *   {"pod", "role": "sentinel", "state", "reason", "ready", "notReadyReason", "engine",
+ *    "version", "uptimeSeconds", "server": {…as a data pod's…},
+ *    "sentinel": {"masterName", "masterHost", "masterPort", "masterStatus",
+ *                 "failoverInProgress", "failoverState", "configEpoch", "quorum",
+ *                 "quorumOk", "quorumReason", "sentinels", "replicas"}}
+ * ready = the sentinel answers and SENTINEL CKQUORUM succeeds. "sentinel" is null while
+ * the sentinel does not answer. Required when decoding: state, role, ready, server.
+ */
+/*
+ * The controller's requests to a sentinel manager (body {}): POST /v1/sentinel/failover
+ * runs SENTINEL FAILOVER <master> (a planned move: the switchover annotation, a rolling
+ * update's primary step), POST /v1/sentinel/reset runs SENTINEL RESET <master> (a
+ * sentinel that still counts removed sentinels). 200 {"result": "started"|"reset"}; 409
+ * with Sentinel's own error text while it refuses (-INPROG, -NOGOODSLAVE), and for a
+ * reset while its SENTINEL MASTER shows a failover in progress.
+ */
+#define API_INST_SENTINEL_OP_FAILOVER "sentinel/failover"
+#define API_INST_SENTINEL_OP_RESET    "sentinel/reset"
+#define API_INST_SENTINEL_MASTER_NAME "mymaster"
+#define API_INST_SENTINEL_MASTER_ENV  "REDIS_OPERATOR_SENTINEL_MASTER"
+#define API_PORT_SENTINEL             26379 /* container port "sentinel" */
+#define API_PORT_NAME_SENTINEL        "sentinel"
+#define API_INST_ROLE_SENTINEL        "sentinel"
+/* "sentinel.masterStatus": Sentinel's flags on the master */
+#define API_INST_MASTER_OK      "ok"
+#define API_INST_MASTER_SDOWN   "sdown" /* this sentinel alone thinks it is down */
+#define API_INST_MASTER_ODOWN   "odown" /* a quorum agrees: a failover may start */
+#define API_INST_MASTER_UNKNOWN "unknown"
+
+struct api_inst_sentinel_view {
+	const char *master_name;
+	const char *master_host;   /* nullable */
+	int64_t master_port;       /* nullable */
+	const char *master_status; /* API_INST_MASTER_* */
+	bool failover_in_progress;
+	const char *failover_state; /* nullable: Sentinel's failover-state while one runs */
+	int64_t config_epoch;       /* nullable */
+	int64_t quorum;             /* nullable: the configured quorum */
+	bool quorum_ok;             /* SENTINEL CKQUORUM answered OK */
+	const char *quorum_reason;  /* nullable: its answer (the reason when not OK) */
+	int64_t sentinels;          /* known sentinels, this one included; nullable */
+	int64_t replicas;           /* replicas of the master Sentinel knows; nullable */
+};
+
+struct api_inst_sentinel_status {
+	json_t *json;
+	const char *pod, *state, *role, *reason;
+	bool ready;
+	const char *not_ready_reason; /* nullable */
+	const char *engine, *version; /* nullable */
+	int64_t uptime_seconds;
+	struct api_inst_server server;
+	bool has_sentinel; /* false: "sentinel" is null */
+	struct api_inst_sentinel_view sentinel;
+};
+
+json_t *api_inst_sentinel_status_encode(const struct api_inst_sentinel_status *s);
+int api_inst_sentinel_status_decode(const char *body, size_t len,
+                                    struct api_inst_sentinel_status *out, struct err *e);
+void api_inst_sentinel_status_release(struct api_inst_sentinel_status *s);
 
 #endif

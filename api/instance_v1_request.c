@@ -22,10 +22,13 @@ static const char *const f_none[] = { NULL };
 static const char *const f_promote[] = { "force", NULL };
 static const char *const f_replicate[] = { "host", "port", NULL };
 static const char *const f_switchover[] = { "host", "port", "pod", "httpPort", "timeout", NULL };
-static const char *const f_config[] = {
-	"redis", "maxMemory", "maxMemoryPolicy", "minSyncReplicas", "users", "dropOldPasswords",
-	NULL
-};
+static const char *const f_config[] = { "redis",
+	                                "maxMemory",
+	                                "maxMemoryPolicy",
+	                                "minSyncReplicas",
+	                                "users",
+	                                API_INST_DROP_OLD_PASSWORDS,
+	                                NULL };
 static const char *const f_user[] = { "name", "enabled", "rules", "passwordSecrets", NULL };
 
 static int d_fence(json_t *j, struct api_inst_request *r, struct err *e);
@@ -54,6 +57,8 @@ static const struct {
 	[API_INST_SWITCHOVER] = { "switchover", f_switchover, d_switchover, e_switchover },
 	[API_INST_CONFIG] = { "config", f_config, d_config, e_config },
 	[API_INST_RESTART] = { "restart", f_none, d_none, e_none },
+	[API_INST_SENTINEL_FAILOVER] = { API_INST_SENTINEL_OP_FAILOVER, f_none, d_none, e_none },
+	[API_INST_SENTINEL_RESET] = { API_INST_SENTINEL_OP_RESET, f_none, d_none, e_none },
 };
 
 const char *api_inst_op_name(enum api_inst_op op)
@@ -72,22 +77,6 @@ int api_inst_op_from_path(const char *path)
 }
 
 /* --- decoding ----------------------------------------------------------------------- */
-
-static int check_fields(json_t *j, const char *prefix, const char *const *fields, struct err *e)
-{
-	const char *k;
-	json_t *v;
-
-	json_object_foreach (j, k, v) {
-		size_t i;
-
-		for (i = 0; fields[i] && strcmp(fields[i], k) != 0; i++)
-			;
-		if (!fields[i])
-			return err_set(e, -EINVAL, "%s%s: unknown field", prefix, k);
-	}
-	return 0;
-}
 
 /* A host name or address: printable, no spaces, no '/', at most API_INST_HOST_MAX. */
 static bool host_ok(const char *h)
@@ -201,7 +190,7 @@ static int user_decode(json_t *u, const char *path, struct api_user *out, struct
 
 	if (!json_is_object(u))
 		return err_set(e, -EINVAL, "%s: expected object, got %s", path, jsonx_type_name(u));
-	if ((rc = check_fields(u, "", f_user, &ie)) < 0 ||
+	if ((rc = jsonx_only_fields(u, "", f_user, &ie)) < 0 ||
 	    (rc = jsonx_string_req(u, "name", &out->name, &ie)) < 0 ||
 	    (rc = jsonx_bool(u, "enabled", true, &out->enabled, &ie)) < 0 ||
 	    (rc = rules_decode(u, out, &ie)) < 0)
@@ -254,7 +243,8 @@ static int d_config(json_t *j, struct api_inst_request *r, struct err *e)
 	const char *k;
 	int rc;
 
-	if ((rc = jsonx_bool(j, "dropOldPasswords", false, &c->drop_old_passwords, e)) < 0 ||
+	if ((rc = jsonx_bool(j, API_INST_DROP_OLD_PASSWORDS, false, &c->drop_old_passwords, e)) <
+	            0 ||
 	    (rc = jsonx_object(j, "redis", &c->redis, e)) < 0 ||
 	    (rc = jsonx_array(j, "users", &users, e)) < 0 ||
 	    (rc = jsonx_int(j, "minSyncReplicas", 0, API_INST_MIN_SYNC_MAX, 0,
@@ -287,7 +277,7 @@ int api_inst_request_decode(enum api_inst_op op, const char *body, size_t len,
 		rc = err_set(e, -EINVAL, "body: expected a JSON object, got %s",
 		             jsonx_type_name(r.json));
 	else
-		rc = check_fields(r.json, "", ops[op].fields, e);
+		rc = jsonx_only_fields(r.json, "", ops[op].fields, e);
 	if (!rc)
 		rc = ops[op].decode(r.json, &r, e);
 	if (rc) {
@@ -382,7 +372,7 @@ static void e_config(json_t *j, const struct api_inst_request *r)
 	if (pol)
 		json_object_set_new(j, "maxMemoryPolicy", json_string(pol));
 	if (c->drop_old_passwords)
-		json_object_set_new(j, "dropOldPasswords", json_true());
+		json_object_set_new(j, API_INST_DROP_OLD_PASSWORDS, json_true());
 }
 
 json_t *api_inst_request_encode(const struct api_inst_request *r)

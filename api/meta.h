@@ -16,7 +16,9 @@
 #include "api/schema.h"
 #include "lib/err.h"
 
-#define API_GROUP_VERSION "redis.io/v1"
+#define API_GROUP         "redis.io"
+#define API_VERSION       "v1"
+#define API_GROUP_VERSION API_GROUP "/" API_VERSION /* "redis.io/v1" */
 
 /* The metadata the controller needs. All borrowed; NULL (0) when absent. */
 struct api_meta {

@@ -51,6 +51,17 @@ enum api_maxmemory_policy api_maxmemory_policy_from_name(const char *name)
 	return 0;
 }
 
+int64_t api_redis_cluster_fence_deadline_ms(const struct api_redis_cluster_spec *sp)
+{
+	const struct api_primary_isolation *pi = &sp->primary_isolation;
+	int64_t deadline = sp->failover.renew_deadline.ms, floor = 2 * sp->failover.renew_period.ms;
+	int64_t timeout = pi->api_server_timeout.ms;
+
+	if (deadline < 0 || !pi->set || !pi->enabled || timeout < 0 || timeout >= deadline)
+		return deadline;
+	return timeout > floor ? timeout : floor < deadline ? floor : deadline;
+}
+
 /* --- status.failover -------------------------------------------------------------------- */
 
 _Static_assert(sizeof(enum api_failover_phase) == sizeof(int), "enums decode as int");
@@ -173,6 +184,8 @@ static void finish(struct api_redis_cluster *rc)
 		s->instances = 1;
 	if (!s->has_replicas_per_shard)
 		s->replicas_per_shard = 1;
+	if (!s->has_max_sync_replicas)
+		s->max_sync_replicas = s->min_sync_replicas;
 	if (!s->has_engine)
 		s->engine = api_engine_from_image(s->has_image_name ? s->image_name : NULL);
 	if (!s->has_image_name)

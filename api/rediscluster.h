@@ -21,6 +21,7 @@
  *   instances unset        1 in standalone mode (0 in sentinel mode, where it is invalid,
  *                          and in cluster mode, where the size is shards x (1 + replicas))
  *   replicasPerShard unset 1
+ *   maxSyncReplicas unset  minSyncReplicas
  *   engine unset           detected from imageName: a repository name containing "valkey"
  *                          is valkey, anything else (or no image) redis
  *   imageName unset        API_REDIS_DEFAULT_IMAGE or API_VALKEY_DEFAULT_IMAGE
@@ -170,11 +171,23 @@ struct api_failover {
 	struct api_duration switchover_timeout;
 };
 
+/* spec.primaryIsolation: the seed's split-brain check, mapped onto the Lease self-fence
+ * (api_redis_cluster_fence_deadline_ms). */
+struct api_primary_isolation {
+	bool set;
+	bool enabled;                           /* schema default true */
+	struct api_duration api_server_timeout; /* schema default 5s */
+	bool has_peer_timeout;
+	struct api_duration peer_timeout; /* not used: the self-fence consults no peer */
+};
+
 struct api_sentinel {
 	bool set;
 	int64_t count;
 	int64_t quorum;
 	struct api_duration down_after;
+	struct api_duration failover_timeout; /* Sentinel's failover-timeout */
+	int64_t parallel_syncs;               /* replicas re-pointed at once after a failover */
 };
 
 struct api_maintenance_window {
@@ -238,10 +251,14 @@ struct api_redis_cluster_spec {
 	struct api_secret_ref ca_secret;
 	struct api_secret_ref connection_secret;
 	struct api_secret_ref backup_credentials_secret; /* name NULL: none (workload identity) */
+	struct api_secret_ref acl_config_secret;         /* name NULL: none (not loaded yet) */
 	struct api_bootstrap bootstrap;
 	struct api_replica_mode replica_mode;
 	int64_t min_sync_replicas;
+	bool has_max_sync_replicas;
+	int64_t max_sync_replicas; /* unset: minSyncReplicas */
 	struct api_failover failover;
+	struct api_primary_isolation primary_isolation;
 	struct api_sentinel sentinel;
 	bool enable_pod_disruption_budget;
 	struct api_maintenance_window node_maintenance_window;
@@ -346,6 +363,7 @@ struct api_redis_cluster_status {
 	size_t n_dangling_pvcs;
 	const char **foreign_pods; /* labelled pods that are not the cluster's own */
 	size_t n_foreign_pods;
+	json_t *sentinels; /* sentinel mode: the sentinel pods' reports (pass-through), or NULL */
 	struct api_last_failover last_failover;
 	struct api_failover_status failover;
 };
@@ -377,6 +395,16 @@ json_t *api_redis_cluster_dump(const struct api_redis_cluster *rc);
 /* VK_ENGINE_VALKEY when the image's repository name (registry and tag or digest left
  * out) contains "valkey", else VK_ENGINE_REDIS; NULL is redis. */
 enum vk_engine api_engine_from_image(const char *image);
+
+/*
+ * How long the primary may go without renewing its Lease before it fences itself, in ms:
+ * spec.failover.renewDeadline, or spec.primaryIsolation.apiServerTimeout when that is
+ * set and shorter (the seed's isolation check honoured by the Lease: a shorter deadline
+ * only widens the fence margin, DESIGN.md §4), never under 2 x renewPeriod (the CRD
+ * refuses such a timeout; an object stored before that rule keeps the retry). -1 when
+ * renewDeadline is not a duration.
+ */
+int64_t api_redis_cluster_fence_deadline_ms(const struct api_redis_cluster_spec *sp);
 
 /* "standalone", "sentinel", "cluster"; NULL for anything else. */
 const char *api_mode_name(enum api_mode mode);

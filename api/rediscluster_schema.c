@@ -131,13 +131,29 @@ static const struct api_schema failover = {
 	                  switchover_timeout)),
 };
 
+#define ISOLATION struct api_primary_isolation
+
+static const struct api_schema primary_isolation = {
+	.type = API_OBJECT,
+	.props = API_PROPS(
+	        API_FIELD("enabled", BOOL_DEFAULT("true"), API_C_BOOL, ISOLATION, enabled),
+	        API_FIELD("apiServerTimeout", STRING_DEFAULT("\"5s\""), API_C_DURATION, ISOLATION,
+	                  api_server_timeout),
+	        API_FIELD_FLAG("peerTimeout", &string, API_C_DURATION, ISOLATION, peer_timeout,
+	                       has_peer_timeout)),
+};
+
 static const struct api_schema sentinel = {
 	.type = API_OBJECT,
 	.props = API_PROPS(
 	        API_FIELD("count", INT_DEFAULT("3"), API_C_INT, struct api_sentinel, count),
 	        API_FIELD("quorum", INT_DEFAULT("2"), API_C_INT, struct api_sentinel, quorum),
 	        API_FIELD("downAfter", STRING_DEFAULT("\"5s\""), API_C_DURATION,
-	                  struct api_sentinel, down_after)),
+	                  struct api_sentinel, down_after),
+	        API_FIELD("failoverTimeout", STRING_DEFAULT("\"3m\""), API_C_DURATION,
+	                  struct api_sentinel, failover_timeout),
+	        API_FIELD("parallelSyncs", INT_DEFAULT("1"), API_C_INT, struct api_sentinel,
+	                  parallel_syncs)),
 };
 
 static const struct api_schema maintenance_window = {
@@ -231,12 +247,18 @@ static const struct api_schema spec = {
 	                  connection_secret),
 	        API_FIELD("backupCredentialsSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC,
 	                  backup_credentials_secret),
+	        API_FIELD("aclConfigSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC,
+	                  acl_config_secret),
 	        API_FIELD_FLAG("bootstrap", &bootstrap, API_C_STRUCT, SPEC, bootstrap,
 	                       bootstrap.set),
 	        API_FIELD_FLAG("replicaMode", &replica_mode, API_C_STRUCT, SPEC, replica_mode,
 	                       replica_mode.set),
 	        API_FIELD("minSyncReplicas", INT_DEFAULT("0"), API_C_INT, SPEC, min_sync_replicas),
+	        API_FIELD_FLAG("maxSyncReplicas", &integer, API_C_INT, SPEC, max_sync_replicas,
+	                       has_max_sync_replicas),
 	        API_FIELD("failover", &failover, API_C_STRUCT, SPEC, failover),
+	        API_FIELD_FLAG("primaryIsolation", &primary_isolation, API_C_STRUCT, SPEC,
+	                       primary_isolation, primary_isolation.set),
 	        API_FIELD_FLAG("sentinel", &sentinel, API_C_STRUCT, SPEC, sentinel, sentinel.set),
 	        API_FIELD("enablePodDisruptionBudget", BOOL_DEFAULT("true"), API_C_BOOL, SPEC,
 	                  enable_pod_disruption_budget),
@@ -346,6 +368,7 @@ static const struct api_schema status = {
 	                 API_C_STRING, const char *),
 	        API_LIST("foreignPods", &strings, STATUS, foreign_pods, n_foreign_pods,
 	                 API_C_STRING, const char *),
+	        API_FIELD("sentinels", &array, API_C_JSON, STATUS, sentinels),
 	        API_FIELD_FLAG("lastFailover", &last_failover, API_C_STRUCT, STATUS, last_failover,
 	                       last_failover.set),
 	        API_FIELD_FLAG("failover", &api_failover_status_schema, API_C_STRUCT, STATUS,

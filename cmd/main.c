@@ -1,5 +1,6 @@
 /*
- * redis-operator: one binary, dispatched by subcommand (or by argv[0] for plugins).
+ * redis-operator: one binary, dispatched by subcommand (the kubectl plugin is its own
+ * binary, plugin/).
  * This file is only the table; each role lives in its own directory.
  */
 #include <stdio.h>

@@ -23,8 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/ctl.h"
+#include "api/resources.h"
+#include "controller/internal.h"
 #include "controller/desired.h"
+#include "controller/metrics_cluster.h"
 #include "controller/owner.h"
 #include "controller/pki.h"
 #include "controller/rbac.h"
@@ -82,11 +84,14 @@ static int fill_tls(struct ctl *c, const struct ctl_view *v, const struct ctl_ac
 	json_t *op;
 	int rc;
 
-	if (a->fill_tls == CTL_FILL_TLS_OPERATOR)
+	if (a->fill_tls == CTL_FILL_TLS_OPERATOR && a->kind == CTL_ACT_CREATE)
 		return ctl_pki_fill_operator(obj, v->name, e);
 	if (!(op = operator_tls(c, v, e)))
 		return e->code ? e->code : -ENOENT;
-	rc = ctl_pki_fill_instance(obj, op, v->name, e);
+	if (a->fill_tls == CTL_FILL_TLS_OPERATOR) /* a renewal: CAs kept unless due */
+		rc = ctl_pki_renew_operator(obj, op, v->name, clock_wall_ms(), e);
+	else
+		rc = ctl_pki_fill_instance(obj, op, v->name, e);
 	json_decref(op);
 	return rc;
 }
@@ -128,6 +133,21 @@ static int do_create(struct ctl *c, const struct ctl_view *v, const struct ctl_a
 	return rc == -EEXIST ? exists(c, v, a, e) : rc;
 }
 
+/* A merge patch; with fill_tls, of the TLS material the applier generates (a renewal). */
+static int do_patch(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
+                    struct err *e)
+{
+	json_t *obj = json_deep_copy(a->obj);
+	int rc = a->fill_tls ? fill_tls(c, v, a, obj, e) : 0;
+
+	if (!rc)
+		rc = k8s_patch(c->kube, a->res, v->ns, a->name, NULL, K8S_PATCH_MERGE, obj, NULL,
+		               NULL, e);
+	ctl_pki_wipe(obj);
+	json_decref(obj);
+	return rc;
+}
+
 static int do_delete(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
                      struct err *e)
 {
@@ -141,7 +161,8 @@ static int do_delete(struct ctl *c, const struct ctl_view *v, const struct ctl_a
 static int post(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
                 int64_t timeout, json_t **answer, struct err *e)
 {
-	const struct ctl_pod *pod = ctl_view_pod(v, a->name);
+	const struct ctl_pod *pod =
+	        ctl_view_pod(v, a->name) ? ctl_view_pod(v, a->name) : ctl_view_sentinel(v, a->name);
 	struct ctl_pki_client tls = { 0 };
 	bool https = pod && ctl_pki_pod_uses_tls(pod->obj);
 	int rc = https ? ctl_instance_tls(c, v->ns, v->name, &tls, e) : 0;
@@ -151,6 +172,29 @@ static int post(struct ctl *c, const struct ctl_view *v, const struct ctl_action
 		                       e);
 	ctl_pki_client_release(&tls);
 	return rc;
+}
+
+/* A switchover succeeded: its answer (api_inst_switchover_result) into the metrics. */
+static void switchover_done(struct ctl *c, const struct ctl_view *v, json_t *answer)
+{
+	struct api_inst_switchover_result r = { 0 };
+	struct err e = { 0 };
+	char *body = answer ? json_dumps(answer, JSON_COMPACT) : NULL;
+	int rc = body ? api_inst_switchover_result_decode(body, strlen(body), &r, &e)
+	              : err_set(&e, -EPROTO, "no answer");
+
+	free(body);
+	atomic_fetch_add(&c->metrics.switchovers, 1);
+	ctl_cm_bump(c, v->ns, v->name, CTL_CM_SWITCHOVERS);
+	if (rc) {
+		log_warn("apply", "switchover done; its answer does not decode", "ns", v->ns,
+		         "name", v->name, "error", e.msg, (char *)NULL);
+		return;
+	}
+	ctl_hist_observe(&c->metrics.pause_seconds, r.write_pause_ms / 1000.0);
+	log_info("apply", "switchover done", "ns", v->ns, "name", v->name, "answer", r.result,
+	         (char *)NULL);
+	api_inst_switchover_result_release(&r);
 }
 
 static int do_instance(struct ctl *c, const struct ctl_view *v, const struct ctl_action *a,
@@ -165,16 +209,8 @@ static int do_instance(struct ctl *c, const struct ctl_view *v, const struct ctl
 	if (strcmp(a->op, "switchover") == 0)
 		timeout += v->rc->spec.failover.switchover_timeout.ms + SWITCHOVER_EXTRA_MS;
 	rc = post(c, v, a, timeout, &answer, e);
-	if (!rc && a->metric == CTL_METRIC_SWITCHOVER) {
-		json_t *pause = json_object_get(answer, "writePauseMs");
-
-		atomic_fetch_add(&c->metrics.switchovers, 1);
-		if (json_is_number(pause))
-			ctl_hist_observe(&c->metrics.pause_seconds,
-			                 json_number_value(pause) / 1000.0);
-		log_info("apply", "switchover done", "ns", v->ns, "name", v->name, "answer",
-		         json_string_value(json_object_get(answer, "result")), (char *)NULL);
-	}
+	if (!rc && a->metric == CTL_METRIC_SWITCHOVER)
+		switchover_done(c, v, answer);
 	json_decref(answer);
 	return rc;
 }
@@ -196,9 +232,11 @@ static int do_event(struct ctl *c, const struct ctl_view *v, const struct ctl_ac
 static int do_status(struct ctl *c, const struct ctl_view *v, json_t *patch, struct err *e)
 {
 	json_t *body = json_pack("{s:O}", "status", patch);
-	int rc = k8s_patch(c->kube, &k8s_res_redisclusters, v->ns, v->name, "status",
+	int rc = k8s_patch(c->kube, &api_res_redisclusters, v->ns, v->name, "status",
 	                   K8S_PATCH_MERGE, body, NULL, NULL, e);
 
+	if (!rc)
+		ctl_cm_status_written(c, v->ns, v->name, patch);
 	json_decref(body);
 	return rc;
 }
@@ -207,13 +245,11 @@ static int run(struct ctl *c, const struct ctl_view *v, const struct ctl_action 
 {
 	switch (a->kind) {
 	case CTL_ACT_CREATE: return do_create(c, v, a, e);
-	case CTL_ACT_PATCH:
-		return k8s_patch(c->kube, a->res, v->ns, a->name, NULL, K8S_PATCH_MERGE, a->obj,
-		                 NULL, NULL, e);
+	case CTL_ACT_PATCH: return do_patch(c, v, a, e);
 	case CTL_ACT_DELETE: return do_delete(c, v, a, e);
 	case CTL_ACT_STATUS: return do_status(c, v, a->obj, e);
 	case CTL_ACT_CLUSTER:
-		return k8s_patch(c->kube, &k8s_res_redisclusters, v->ns, v->name, NULL,
+		return k8s_patch(c->kube, &api_res_redisclusters, v->ns, v->name, NULL,
 		                 K8S_PATCH_MERGE, a->obj, NULL, NULL, e);
 	case CTL_ACT_INSTANCE: return do_instance(c, v, a, e);
 	case CTL_ACT_EVENT: return do_event(c, v, a);
@@ -237,7 +273,7 @@ static int permitted(const struct ctl_action *a, struct err *e)
 		[CTL_ACT_CLUSTER] = { K8S_VERB_PATCH, NULL },
 	};
 	const struct k8s_resource *res = a->kind == CTL_ACT_STATUS || a->kind == CTL_ACT_CLUSTER
-	                                         ? &k8s_res_redisclusters
+	                                         ? &api_res_redisclusters
 	                                         : a->res;
 
 	if (a->kind == CTL_ACT_INSTANCE || a->kind == CTL_ACT_EVENT)
@@ -262,6 +298,7 @@ static void record(struct ctl *c, const struct ctl_view *v, const struct ctl_act
 	if (a->metric != CTL_METRIC_FAILOVER)
 		return;
 	atomic_fetch_add(&c->metrics.failovers, 1);
+	ctl_cm_bump(c, v->ns, v->name, CTL_CM_FAILOVERS);
 	ctl_hist_observe(&c->metrics.failover_seconds, (double)failover_ms / 1000.0);
 }
 

@@ -25,9 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/backup_store.h"
 #include "api/instance_v1.h"
+#include "api/resources.h"
 #include "controller/backup.h"
-#include "controller/ctl.h"
+#include "controller/internal.h"
 #include "controller/owner.h"
 #include "lib/alloc.h"
 #include "lib/base64.h"
@@ -40,33 +42,16 @@
 #define POST_TIMEOUT_MS 10000
 #define CRED_VALUE_MAX  API_INST_BACKUP_CRED_MAX
 
-enum cred {
-	CRED_AWS_ID,
-	CRED_AWS_SECRET,
-	CRED_AWS_TOKEN,
-	CRED_AZ_CONN,
-	CRED_AZ_ACCOUNT,
-	CRED_AZ_KEY,
-	CRED_AZ_SAS,
-	CRED_COUNT,
-};
-
-static const char *const cred_keys[CRED_COUNT] = {
-	"AWS_ACCESS_KEY_ID",       "AWS_SECRET_ACCESS_KEY",
-	"AWS_SESSION_TOKEN",       "AZURE_STORAGE_CONNECTION_STRING",
-	"AZURE_STORAGE_ACCOUNT",   "AZURE_STORAGE_KEY",
-	"AZURE_STORAGE_SAS_TOKEN",
-};
-
 struct ctl_backup_creds {
-	char *v[CRED_COUNT]; /* decoded values, wiped on release; NULL: absent */
+	char *v[API_INST_CREDENTIAL_KEYS]; /* decoded values, wiped on release; NULL: absent */
+	struct api_inst_credentials k;     /* the same, as the contract's struct (borrowing v) */
 };
 
 static void creds_release(struct ctl_backup_creds *cr)
 {
 	if (!cr)
 		return;
-	for (int i = 0; i < CRED_COUNT; i++) {
+	for (size_t i = 0; i < API_INST_CREDENTIAL_KEYS; i++) {
 		free_secret(cr->v[i]);
 		cr->v[i] = NULL;
 	}
@@ -79,7 +64,7 @@ const char *ctl_backup_secret_name(json_t *cluster, const struct api_destination
 	const char *own =
 	        d->s3.set ? d->s3.credentials_secret.name : d->azure.credentials_secret.name;
 
-	return own ? own : ctl_json_str(cluster, "spec.backupCredentialsSecret.name");
+	return own ? own : jsonx_get_string(cluster, "spec.backupCredentialsSecret.name");
 }
 
 static char *b64_value(json_t *data, const char *key)
@@ -107,8 +92,10 @@ static int creds_read(struct ctl *c, const char *ns, const char *secret,
 	if (rc < 0)
 		return rc;
 	data = json_object_get(sec, "data");
-	for (int i = 0; i < CRED_COUNT; i++)
-		out->v[i] = b64_value(data, cred_keys[i]);
+	for (size_t i = 0; i < API_INST_CREDENTIAL_KEYS; i++) {
+		out->v[i] = b64_value(data, api_inst_credential_key(i));
+		api_inst_credentials_set(&out->k, i, out->v[i]);
+	}
 	json_decref(sec);
 	return 0;
 }
@@ -122,25 +109,7 @@ static struct objstore *open_store(const struct api_destination *d,
 	struct objstore_err oe = { 0 };
 	struct objstore *os;
 
-	if (d->s3.set) {
-		cfg.provider = OBJSTORE_S3;
-		cfg.endpoint = d->s3.endpoint;
-		cfg.region = d->s3.region;
-		cfg.bucket = d->s3.bucket;
-		cfg.path_style = d->s3.force_path_style;
-		cfg.access_key_id = cr->v[CRED_AWS_ID];
-		cfg.secret_access_key = cr->v[CRED_AWS_SECRET];
-		cfg.session_token = cr->v[CRED_AWS_TOKEN];
-	} else {
-		cfg.provider = OBJSTORE_AZURE;
-		cfg.endpoint = d->azure.endpoint;
-		cfg.bucket = d->azure.container;
-		cfg.connection_string = cr->v[CRED_AZ_CONN];
-		cfg.account =
-		        cr->v[CRED_AZ_ACCOUNT] ? cr->v[CRED_AZ_ACCOUNT] : d->azure.account_name;
-		cfg.account_key = cr->v[CRED_AZ_KEY];
-		cfg.sas_token = cr->v[CRED_AZ_SAS];
-	}
+	api_backup_store_config(d, &cr->k, &cfg);
 	cfg.timeout_ms = 30000;
 	os = objstore_new(&cfg, &oe);
 	if (!os)
@@ -159,6 +128,19 @@ static const char *data_key(const struct api_destination *d, const char *locatio
 	bk_location(d, "", prefix);
 	n = strlen(prefix);
 	return strncmp(location, prefix, n) == 0 && location[n] ? location + n : NULL;
+}
+
+struct objstore *ctl_backup_store_open(struct ctl *c, const char *ns, json_t *cluster,
+                                       const struct api_destination *d, struct err *e)
+{
+	struct ctl_backup_creds cr;
+	struct objstore *os;
+
+	if (creds_read(c, ns, ctl_backup_secret_name(cluster, d), &cr, e) < 0)
+		return NULL;
+	os = open_store(d, &cr, e);
+	creds_release(&cr);
+	return os;
 }
 
 int ctl_backup_delete_objects(struct ctl *c, const char *ns, json_t *cluster,
@@ -190,46 +172,102 @@ int ctl_backup_delete_objects(struct ctl *c, const char *ns, json_t *cluster,
 
 /* --- what the poller saw ---------------------------------------------------------------- */
 
-static void queue_named(struct ctl *c, const char *inst_name)
-{
-	char key[WQ_KEY_MAX + 1];
-	const char *dot = strrchr(inst_name, '.');
-	size_t n = strlen(inst_name);
+/* An instance-side name is at most BK_INST_NAME_MAX bytes (the /v1 decoder refuses
+ * longer ones), so each RedisBackup key it stands for fits, and so does its queue key:
+ * nothing is ever cut. */
+#define OBS_KEY_MAX BK_INST_NAME_MAX
+_Static_assert(sizeof(BK_QUEUE_BACKUP) - 1 + OBS_KEY_MAX <= WQ_KEY_MAX,
+               "a backup's queue key fits the work queue's");
 
-	snprintf(key, sizeof(key), BK_QUEUE_BACKUP "%s", inst_name);
-	(void)wq_add(c->q, key);
-	if (dot && dot[1] == 'r' && dot[2] >= '0' && dot[2] <= '9') /* an attempt's name */
-		n = (size_t)(dot - inst_name);
-	snprintf(key, sizeof(key), BK_QUEUE_BACKUP "%.*s", (int)n, inst_name);
-	(void)wq_add(c->q, key);
+/* The RedisBackup keys ("ns/name") an instance-side name may stand for: itself, and
+ * without an attempt's ".r<N>" (bk_instance_name). n: 0 (too long to be one), 1 or 2. */
+static size_t backup_keys(const char *inst_name, char out[2][OBS_KEY_MAX + 1])
+{
+	const char *dot = strrchr(inst_name, '.');
+	size_t len = strlen(inst_name);
+
+	if (len > OBS_KEY_MAX)
+		return 0;
+	memcpy(out[0], inst_name, len + 1);
+	if (!dot || dot[1] != 'r' || dot[2] < '0' || dot[2] > '9')
+		return 1;
+	len = (size_t)(dot - inst_name);
+	memcpy(out[1], inst_name, len);
+	out[1][len] = '\0';
+	return 2;
 }
 
+/* Whether a RedisBackup that inst_name stands for is in the cache (else: deleted). */
+static bool backup_known(struct ctl *c, const char *inst_name)
+{
+	char keys[2][OBS_KEY_MAX + 1];
+	size_t n = backup_keys(inst_name, keys);
+	json_t *o = NULL;
+
+	for (size_t i = 0; i < n && !o; i++)
+		o = k8s_informer_get_key(c->inf[CTL_INF_BACKUPS], keys[i]);
+	json_decref(o);
+	return o != NULL;
+}
+
+static void queue_named(struct ctl *c, const char *inst_name)
+{
+	char keys[2][OBS_KEY_MAX + 1], key[sizeof(BK_QUEUE_BACKUP) + OBS_KEY_MAX];
+	size_t n = backup_keys(inst_name, keys);
+
+	for (size_t i = 0; i < n; i++) {
+		memcpy(key, BK_QUEUE_BACKUP, sizeof(BK_QUEUE_BACKUP) - 1);
+		memcpy(key + sizeof(BK_QUEUE_BACKUP) - 1, keys[i], strlen(keys[i]) + 1);
+		(void)wq_add(c->q, key);
+	}
+}
+
+/* [mu held] Stores text (taken; NULL: forget the pod); true when it differs. */
+static bool obs_store(struct ctl *c, const char *pod_key, char *text)
+{
+	void *old = NULL;
+	bool changed;
+
+	if (!text) {
+		changed = strmap_remove(&c->bk_obs, pod_key, &old);
+		free(old);
+		return changed;
+	}
+	old = strmap_set(&c->bk_obs, pod_key, text);
+	changed = !old || strcmp(old, text) != 0;
+	free(old);
+	return changed;
+}
+
+/* An entry only while the pod reports a backup whose RedisBackup exists: a pod keeps
+ * reporting its last backup for good, and that one may have been deleted long ago. */
 void ctl_backup_observe(struct ctl *c, const char *pod_key, const char *body, size_t len)
 {
 	struct api_inst_status st = { 0 };
-	struct strmap_entry *ent;
 	char *text = NULL, *name = NULL;
 	bool changed;
 
 	if (api_inst_status_decode(body, len, &st, NULL) < 0)
 		return;
-	if (st.has_backup) {
+	if (st.has_backup && st.backup.name && backup_known(c, st.backup.name)) {
 		json_t *j = api_inst_backup_state_encode(&st.backup);
 
 		text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(j);
-		name = st.backup.name ? xstrdup(st.backup.name) : NULL;
+		name = xstrdup(st.backup.name);
 	}
 	api_inst_status_release(&st);
 	pthread_mutex_lock(&c->mu);
-	ent = strmap_upsert(&c->bk_obs, pod_key, NULL);
-	changed = (ent->value == NULL) != (text == NULL) || (text && strcmp(ent->value, text) != 0);
-	free(ent->value);
-	ent->value = text;
+	changed = obs_store(c, pod_key, text);
 	pthread_mutex_unlock(&c->mu);
 	if (changed && name)
 		queue_named(c, name);
 	free(name);
+}
+
+void ctl_backup_forget_locked(struct ctl *c, const char *pod_key)
+{
+	(void)obs_store(c, pod_key, NULL);
 }
 
 /* The last "backup" object of ns/pod (release it), or false. */
@@ -268,6 +306,7 @@ struct gathered {
 	char inst_name[BK_INST_NAME_MAX + 1];
 	char location[BK_LOCATION_MAX];
 	char now[RFC3339_MAX];
+	char web_identity[API_BACKUP_WEB_IDENTITY_MSG_MAX];
 };
 
 static void release(struct gathered *g)
@@ -283,13 +322,6 @@ static void release(struct gathered *g)
 	free(g->cand);
 }
 
-static int64_t time_of(json_t *obj, const char *path)
-{
-	int64_t t;
-
-	return rfc3339_parse(ctl_json_str(obj, path), &t) == 0 ? t : 0;
-}
-
 static int64_t attempt_of(json_t *obj)
 {
 	const char *s = json_string_value(
@@ -297,17 +329,6 @@ static int64_t attempt_of(json_t *obj)
 	long long v = s ? strtoll(s, NULL, 10) : 0;
 
 	return v > 0 && v < 1000 ? v : 0;
-}
-
-static enum api_backup_phase phase_of(json_t *obj)
-{
-	static const char *const names[] = { NULL, "Pending", "Running", "Completed", "Failed" };
-	const char *p = ctl_json_str(obj, "status.phase");
-
-	for (int i = 1; p && i <= API_BACKUP_FAILED; i++)
-		if (strcmp(p, names[i]) == 0)
-			return (enum api_backup_phase)i;
-	return 0;
 }
 
 /* Another backup of the same cluster that goes first (bk_first), or NULL. */
@@ -320,16 +341,16 @@ static const char *blocker(struct gathered *g, const char *ns)
 	int first;
 
 	json_array_foreach (g->backups, i, o) {
-		const char *cl = ctl_json_str(o, "spec.clusterName");
-		const char *bns = ctl_json_str(o, "metadata.namespace");
+		const char *cl = jsonx_get_string(o, "spec.clusterName");
+		const char *bns = jsonx_get_string(o, "metadata.namespace");
 
 		if (!cl || !bns || strcmp(bns, ns) != 0 ||
 		    strcmp(cl, g->b.spec.cluster_name) != 0 ||
 		    jsonx_get(o, "metadata.deletionTimestamp"))
 			continue;
-		e[n].name = ctl_json_str(o, "metadata.name");
-		e[n].phase = phase_of(o);
-		e[n++].created_ms = time_of(o, "metadata.creationTimestamp");
+		e[n].name = jsonx_get_string(o, "metadata.name");
+		e[n].phase = bk_phase_of(o);
+		e[n++].created_ms = bk_time_of(o, "metadata.creationTimestamp");
 	}
 	first = bk_first(e, n);
 	if (first >= 0 && strcmp(e[first].name, me) != 0)
@@ -340,8 +361,8 @@ static const char *blocker(struct gathered *g, const char *ns)
 
 static void candidates(struct ctl *c, struct gathered *g, const char *ns)
 {
-	const char *uid = ctl_json_str(g->cluster, "metadata.uid");
-	const char *primary = ctl_json_str(g->cluster, "status.currentPrimary");
+	const char *uid = jsonx_get_string(g->cluster, "metadata.uid");
+	const char *primary = jsonx_get_string(g->cluster, "status.currentPrimary");
 	size_t i;
 	json_t *o;
 
@@ -350,8 +371,8 @@ static void candidates(struct ctl *c, struct gathered *g, const char *ns)
 	json_array_foreach (g->pods, i, o) {
 		struct bk_candidate *k = &g->cand[g->ncand];
 		struct ctl_inst inst;
-		const char *name = ctl_json_str(o, "metadata.name"),
-		           *puid = ctl_json_str(o, "metadata.uid");
+		const char *name = jsonx_get_string(o, "metadata.name"),
+		           *puid = jsonx_get_string(o, "metadata.uid");
 
 		if (!name || !ctl_owner_is(o, uid) || jsonx_get(o, "metadata.deletionTimestamp"))
 			continue;
@@ -361,7 +382,7 @@ static void candidates(struct ctl *c, struct gathered *g, const char *ns)
 		if (strcmp(name, g->b.status.instance ? g->b.status.instance : "") == 0) {
 			g->inst = inst;
 			g->inst_found = true;
-			g->inst_ip = ctl_json_str(o, "status.podIP");
+			g->inst_ip = jsonx_get_string(o, "status.podIP");
 			g->inst_tls =
 			        json_object_get(jsonx_get(o, "metadata.annotations"), CTL_PKI_ANN);
 		}
@@ -400,6 +421,40 @@ static void instance_state(struct ctl *c, struct gathered *g, const char *ns, st
 	}
 }
 
+/* The value of the variable name in the env of a container of pod (its spec: where a
+ * workload-identity webhook injects it), or NULL. */
+static const char *pod_env(void *pod, const char *name)
+{
+	json_t *ct, *ev;
+	size_t i, j;
+
+	json_array_foreach (jsonx_get(pod, "spec.containers"), i, ct) {
+		json_array_foreach (json_object_get(ct, "env"), j, ev) {
+			const char *n = jsonx_get_string(ev, "name");
+
+			if (n && strcmp(n, name) == 0)
+				return jsonx_get_string(ev, "value");
+		}
+	}
+	return NULL;
+}
+
+/* No credentials, and the pod to back up shows cloud workload identity: its message. */
+static bool web_identity(struct gathered *g, const char *pod, const struct api_inst_credentials *k)
+{
+	json_t *o;
+	size_t i;
+
+	json_array_foreach (g->pods, i, o) {
+		const char *name = jsonx_get_string(o, "metadata.name");
+
+		if (name && strcmp(name, pod) == 0)
+			return api_backup_web_identity(&g->b.spec.destination, k, pod_env, o,
+			                               g->web_identity);
+	}
+	return false;
+}
+
 static void build_input(struct ctl *c, struct gathered *g, const char *ns, struct bk_status *cur,
                         struct bk_input *in)
 {
@@ -415,7 +470,7 @@ static void build_input(struct ctl *c, struct gathered *g, const char *ns, struc
 	in->inst_name = g->inst_name;
 	in->cur = cur;
 	in->attempt = attempt;
-	in->created_ms = time_of(g->obj, "metadata.creationTimestamp");
+	in->created_ms = bk_time_of(g->obj, "metadata.creationTimestamp");
 	in->now_ms = now;
 	in->now = g->now;
 	in->cluster = g->b.spec.cluster_name;
@@ -425,12 +480,14 @@ static void build_input(struct ctl *c, struct gathered *g, const char *ns, struc
 	g->secret = ctl_backup_secret_name(g->cluster, &g->b.spec.destination);
 	in->secret = g->secret;
 	in->secret_found = creds_read(c, ns, g->secret, &cr, &e) != -ENOENT;
-	creds_release(&cr);
 	g->backups = k8s_informer_list(c->inf[CTL_INF_BACKUPS]);
 	in->blocker = blocker(g, ns);
 	candidates(c, g, ns);
 	idx = bk_choose(g->b.spec.target, g->cand, g->ncand, BK_REPLICA_LAG_MAX, &in->why);
 	in->chosen = idx >= 0 ? g->cand[idx].pod : NULL;
+	if (in->chosen && web_identity(g, in->chosen, &cr.k))
+		in->web_identity = g->web_identity;
+	creds_release(&cr);
 	if (cur->phase == API_BACKUP_RUNNING)
 		instance_state(c, g, ns, in);
 }
@@ -438,7 +495,7 @@ static void build_input(struct ctl *c, struct gathered *g, const char *ns, struc
 static int write_status(struct ctl *c, struct gathered *g, const struct bk_status *s, struct err *e)
 {
 	json_t *body = json_pack("{s:o}", "status", bk_status_json(s, g->b.meta.generation));
-	int rc = k8s_patch(c->kube, &k8s_res_redisbackups, g->b.meta.namespace, g->b.meta.name,
+	int rc = k8s_patch(c->kube, &api_res_redisbackups, g->b.meta.namespace, g->b.meta.name,
 	                   "status", K8S_PATCH_MERGE, body, NULL, NULL, e);
 
 	json_decref(body);
@@ -451,7 +508,7 @@ static int patch_meta(struct ctl *c, struct gathered *g, json_t *meta, struct er
 	int rc;
 
 	json_object_set_new(meta, "resourceVersion", json_string(g->b.meta.resource_version));
-	rc = k8s_patch(c->kube, &k8s_res_redisbackups, g->b.meta.namespace, g->b.meta.name, NULL,
+	rc = k8s_patch(c->kube, &api_res_redisbackups, g->b.meta.namespace, g->b.meta.name, NULL,
 	               K8S_PATCH_MERGE, body, NULL, NULL, e);
 	json_decref(body);
 	return rc;
@@ -552,15 +609,11 @@ static int post(struct ctl *c, struct gathered *g, const char *pod, struct err *
 	rq.name = g->inst_name;
 	rq.method = g->b.spec.method;
 	rq.destination = g->b.spec.destination;
-	rq.credentials = (struct api_inst_credentials){ cr.v[0], cr.v[1], cr.v[2], cr.v[3],
-		                                        cr.v[4], cr.v[5], cr.v[6] };
+	rq.credentials = cr.k;
 	body = api_inst_backup_request_encode(&rq);
 	if (rc == 0)
 		rc = ctl_instance_post(g->inst_ip, "backup", body, POST_TIMEOUT_MS,
 		                       g->inst_tls ? &tls : NULL, NULL, e);
-	/* 202 (started) is success too: instclient takes only 200 as such */
-	if (rc == -EIO && e && strstr(e->msg, "HTTP 202"))
-		rc = 0;
 	json_t *creds = json_object_get(body, "credentials");
 	const char *k;
 	json_t *v;
@@ -581,9 +634,12 @@ static int act(struct ctl *c, struct gathered *g, const struct bk_status *cur,
 	struct err e = { 0 };
 	int rc = 0;
 
-	if (!bk_status_equal(cur, &st->next) && (rc = write_status(c, g, &st->next, &e)) < 0)
-		goto out;
+	/* the attempt first: its patch carries the cached resourceVersion, which a status
+	 * write would make stale (a Conflict, and the retry would reuse the attempt's name);
+	 * a status write failing after it costs one attempt at most */
 	if (st->retry && (rc = bump_attempt(c, g, &e)) < 0)
+		goto out;
+	if (!bk_status_equal(cur, &st->next) && (rc = write_status(c, g, &st->next, &e)) < 0)
 		goto out;
 	event(c, g, st);
 	record(c, g, st);
@@ -592,7 +648,7 @@ static int act(struct ctl *c, struct gathered *g, const struct bk_status *cur,
 		        NULL; /* the informer's copy of the status is behind: look the pod up */
 		json_t *pod = k8s_informer_get(c->inf[CTL_INF_PODS], g->b.meta.namespace,
 		                               st->next.instance);
-		g->inst_ip = ctl_json_str(pod, "status.podIP");
+		g->inst_ip = jsonx_get_string(pod, "status.podIP");
 		g->inst_tls = json_object_get(jsonx_get(pod, "metadata.annotations"), CTL_PKI_ANN);
 		rc = post(c, g, st->next.instance, &e);
 		json_decref(pod);

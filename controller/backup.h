@@ -142,6 +142,11 @@ struct bk_input {
 	bool cluster_found;
 	const char *secret; /* the credentials Secret's name; NULL: none is needed */
 	bool secret_found;
+	/* No credentials, and the chosen pod shows cloud workload identity, which is not
+	 * supported: api_backup_web_identity's message (api/backup_store.h). Failed at once
+	 * (reason API_BACKUP_WEB_IDENTITY_REASON) instead of an upload failing with a generic
+	 * missing-credentials error. NULL: no. */
+	const char *web_identity;
 	const char *blocker; /* another backup of the cluster that goes first; NULL: none */
 	const char *chosen;  /* bk_choose's pod; NULL: none fits (why says why) */
 	const char *why;
@@ -170,6 +175,16 @@ struct bk_step {
 };
 
 void bk_decide(const struct bk_input *in, struct bk_step *out);
+
+/* --- reading RedisBackup objects ------------------------------------------------------ */
+
+/* "Pending" ... "Failed" (NULL for 0 or out of range), and back (0: NULL or unknown). */
+const char *bk_phase_name(enum api_backup_phase p);
+enum api_backup_phase bk_phase_parse(const char *name);
+/* The status.phase of a RedisBackup object as JSON (0: none or unknown). */
+enum api_backup_phase bk_phase_of(json_t *obj);
+/* The RFC 3339 time at the dotted path of obj, in ms; 0 when absent or not a time. */
+int64_t bk_time_of(json_t *obj, const char *path);
 
 /* --- names ------------------------------------------------------------------------------ */
 

@@ -1,13 +1,16 @@
 /*
  * backup_decide: the pure part of the RedisBackup reconciler (backup.h): which instance,
  * which backup of a cluster goes first, the next status from the observed state, and the
- * status as JSON. Nothing here allocates but bk_status_json's result.
+ * status as JSON, and what a RedisBackup object's JSON says (phase, times). Nothing here
+ * allocates but bk_status_json's result.
  */
 #include "controller/backup.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "api/backup_store.h"
+#include "lib/jsonx.h"
 #include "lib/rfc3339.h"
 
 #define COPY(dst, src) copy((dst), sizeof(dst), (src))
@@ -138,16 +141,37 @@ bool bk_status_equal(const struct bk_status *a, const struct bk_status *b)
 	return eq;
 }
 
-static const char *phase_name(enum api_backup_phase p)
-{
-	static const char *const names[] = {
-		[API_BACKUP_PENDING] = "Pending",
-		[API_BACKUP_RUNNING] = "Running",
-		[API_BACKUP_COMPLETED] = "Completed",
-		[API_BACKUP_FAILED] = "Failed",
-	};
+static const char *const phase_names[] = {
+	[API_BACKUP_PENDING] = "Pending",
+	[API_BACKUP_RUNNING] = "Running",
+	[API_BACKUP_COMPLETED] = "Completed",
+	[API_BACKUP_FAILED] = "Failed",
+};
 
-	return p >= API_BACKUP_PENDING && p <= API_BACKUP_FAILED ? names[p] : NULL;
+const char *bk_phase_name(enum api_backup_phase p)
+{
+	return p >= API_BACKUP_PENDING && p <= API_BACKUP_FAILED ? phase_names[p] : NULL;
+}
+
+enum api_backup_phase bk_phase_parse(const char *name)
+{
+	for (int i = API_BACKUP_PENDING; name && i <= API_BACKUP_FAILED; i++)
+		if (strcmp(name, phase_names[i]) == 0)
+			return (enum api_backup_phase)i;
+	return 0;
+}
+
+enum api_backup_phase bk_phase_of(json_t *obj)
+{
+	return bk_phase_parse(json_string_value(jsonx_get(obj, "status.phase")));
+}
+
+int64_t bk_time_of(json_t *obj, const char *path)
+{
+	const char *s = json_string_value(jsonx_get(obj, path));
+	int64_t t;
+
+	return s && rfc3339_parse(s, &t) == 0 ? t : 0;
 }
 
 static void set_str(json_t *o, const char *k, const char *v)
@@ -173,7 +197,7 @@ json_t *bk_status_json(const struct bk_status *s, int64_t generation)
 {
 	json_t *o = json_object();
 
-	set_str(o, "phase", phase_name(s->phase));
+	set_str(o, "phase", bk_phase_name(s->phase));
 	set_str(o, "startedAt", s->started_at);
 	set_str(o, "stoppedAt", s->stopped_at);
 	set_str(o, "instance", s->instance);
@@ -285,6 +309,8 @@ static void decide_pending(const struct bk_input *in, struct bk_step *out)
 			fail(in, out, "CredentialsNotFound", msg);
 		else
 			pending(in, out, "CredentialsNotFound", msg);
+	} else if (in->web_identity) {
+		fail(in, out, API_BACKUP_WEB_IDENTITY_REASON, in->web_identity);
 	} else if (in->blocker) {
 		snprintf(msg, sizeof(msg), "another backup is running: %s", in->blocker);
 		pending(in, out, "Waiting", msg);

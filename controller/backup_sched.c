@@ -4,13 +4,17 @@
  * redis.io/scheduled-backup=<name>) from the caches, asks bs_decide, creates the
  * RedisBackup of a due run under its deterministic name (bs_backup_name: a controller
  * that restarts between the create and the status write gets AlreadyExists, never a
- * second backup), deletes what the history limits (bs_prune_history) and the retention
- * window (bs_past_retention: the stored objects first, manifest before data, then the
- * RedisBackup; never the newest completed one) say, writes the status when it changed,
- * and requeues itself at the next fire time.
+ * second backup), deletes what the history limits (bs_prune_history: RedisBackup objects
+ * only, their deletionPolicy decides about their data) and the retention window say,
+ * writes the status when it changed, and requeues itself at the next fire time.
  *
- * Retention works from the RedisBackup objects of this schedule (their status has the
- * keys): the controller deletes only what it made, never other objects under the prefix.
+ * Retention (spec.retention) works from the store, not from the RedisBackup objects: it
+ * lists the schedule's prefix (bs_store_prefix), groups the keys by run directory
+ * (bs_stored_group: only "<run>[.r<N>]/" of this schedule, nothing else under the
+ * prefix), asks bs_past_retention (never the newest completed, never one whose
+ * RedisBackup is still Pending or Running) and deletes each directory, manifest first,
+ * then its RedisBackup if one is left. So the objects of a Retain RedisBackup that the
+ * history limit deleted, and those of failed attempts, go too once past the window.
  * Workers only.
  */
 #include <errno.h>
@@ -18,41 +22,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/resources.h"
 #include "controller/backup.h"
 #include "controller/backup_schedule.h"
-#include "controller/ctl.h"
+#include "controller/internal.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/objstore/objstore.h"
 #include "lib/rfc3339.h"
 
 struct run {
 	json_t *obj, *backups; /* this schedule's RedisBackups */
+	json_t *cluster;       /* its RedisCluster (its backupCredentialsSecret); NULL: none */
 	struct api_redis_scheduled_backup sb;
 	bool decoded;
 	struct cron cron;
 	struct tz *tz;
 	int64_t now;
 };
-
-static int64_t time_at(json_t *obj, const char *path)
-{
-	int64_t t;
-
-	return rfc3339_parse(ctl_json_str(obj, path), &t) == 0 ? t : 0;
-}
-
-static enum api_backup_phase phase_at(json_t *obj)
-{
-	static const char *const names[] = { NULL, "Pending", "Running", "Completed", "Failed" };
-	const char *p = ctl_json_str(obj, "status.phase");
-
-	for (int i = 1; p && i <= API_BACKUP_FAILED; i++)
-		if (strcmp(p, names[i]) == 0)
-			return (enum api_backup_phase)i;
-	return 0;
-}
 
 static json_t *own_backups(struct ctl *c, const struct run *r)
 {
@@ -62,7 +51,7 @@ static json_t *own_backups(struct ctl *c, const struct run *r)
 	json_array_foreach (all, i, o) {
 		const char *l = json_string_value(
 		        json_object_get(jsonx_get(o, "metadata.labels"), BK_LABEL_SCHEDULE));
-		const char *ns = ctl_json_str(o, "metadata.namespace");
+		const char *ns = jsonx_get_string(o, "metadata.namespace");
 
 		if (l && ns && strcmp(l, r->sb.meta.name) == 0 &&
 		    strcmp(ns, r->sb.meta.namespace) == 0 &&
@@ -78,12 +67,12 @@ static int write_status(struct ctl *c, const struct run *r, json_t *status, stru
 	json_t *body;
 	int rc;
 
-	if (ctl_json_contains(json_object_get(r->obj, "status"), status)) {
+	if (jsonx_contains(json_object_get(r->obj, "status"), status)) {
 		json_decref(status);
 		return 0;
 	}
 	body = json_pack("{s:o}", "status", status);
-	rc = k8s_patch(c->kube, &k8s_res_redisscheduledbackups, r->sb.meta.namespace,
+	rc = k8s_patch(c->kube, &api_res_redisscheduledbackups, r->sb.meta.namespace,
 	               r->sb.meta.name, "status", K8S_PATCH_MERGE, body, NULL, NULL, e);
 	json_decref(body);
 	return rc;
@@ -93,18 +82,12 @@ static int write_status(struct ctl *c, const struct run *r, json_t *status, stru
 static json_t *condition(const struct run *r, bool ok, const char *reason, const char *msg)
 {
 	char now[RFC3339_MAX];
-	const char *st = ok ? "True" : "False", *was = NULL, *since = NULL;
-	json_t *cd;
-	size_t i;
+	const char *st = ok ? "True" : "False";
+	json_t *cd =
+	        jsonx_find(jsonx_get(r->obj, "status.conditions"), "type", BS_CONDITION_SCHEDULE);
+	const char *was = jsonx_get_string(cd, "status");
+	const char *since = jsonx_get_string(cd, "lastTransitionTime");
 
-	json_array_foreach (jsonx_get(r->obj, "status.conditions"), i, cd) {
-		const char *t = ctl_json_str(cd, "type");
-
-		if (t && strcmp(t, BS_CONDITION_SCHEDULE) == 0) {
-			was = ctl_json_str(cd, "status");
-			since = ctl_json_str(cd, "lastTransitionTime");
-		}
-	}
 	rfc3339_format(r->now, RFC3339_SECONDS, now);
 	return json_pack("[{s:s,s:s,s:I,s:s,s:s,s:s}]", "type", BS_CONDITION_SCHEDULE, "status", st,
 	                 "observedGeneration", (json_int_t)r->sb.meta.generation,
@@ -156,7 +139,7 @@ static int create_backup(struct ctl *c, const struct run *r, int64_t at, char *n
 
 	bs_backup_name(r->sb.meta.name, at, name);
 	obj = backup_object(r, name);
-	rc = k8s_create(c->kube, &k8s_res_redisbackups, r->sb.meta.namespace, obj, NULL, NULL, e);
+	rc = k8s_create(c->kube, &api_res_redisbackups, r->sb.meta.namespace, obj, NULL, NULL, e);
 	json_decref(obj);
 	if (rc == -EEXIST)
 		rc = 0; /* made before a restart: the same run */
@@ -166,62 +149,155 @@ static int create_backup(struct ctl *c, const struct run *r, int64_t at, char *n
 	return rc;
 }
 
-static void delete_backup(struct ctl *c, const struct run *r, json_t *o, bool remote)
+static void delete_backup(struct ctl *c, const struct run *r, const char *name)
 {
-	struct api_redis_backup b;
 	struct err e = { 0 };
-	json_t *cluster;
-	int rc = 0;
+	int rc = k8s_delete(c->kube, &api_res_redisbackups, r->sb.meta.namespace, name, NULL, &e);
 
-	if (remote && api_redis_backup_decode(o, &b, &e) == 0) {
-		cluster = k8s_informer_get(c->inf[CTL_INF_CLUSTERS], r->sb.meta.namespace,
-		                           b.spec.cluster_name);
-		rc = ctl_backup_delete_objects(c, r->sb.meta.namespace, cluster, &b, &e);
-		json_decref(cluster);
-		api_redis_backup_release(&b);
-	}
-	if (rc == 0)
-		rc = k8s_delete(c->kube, &k8s_res_redisbackups, r->sb.meta.namespace,
-		                ctl_json_str(o, "metadata.name"), NULL, &e);
 	if (rc < 0 && rc != -ENOENT)
 		log_warn("schedule", "cannot delete a backup", "ns", r->sb.meta.namespace, "backup",
-		         ctl_json_str(o, "metadata.name"), "error", e.msg, (char *)NULL);
+		         name, "error", e.msg, (char *)NULL);
 }
 
-static void prune(struct ctl *c, const struct run *r)
+/* The history limits: RedisBackup objects only (their deletionPolicy decides about their
+ * objects; what a Retain one leaves is retention's, from the store). */
+static void prune_history(struct ctl *c, const struct run *r)
 {
 	size_t n = json_array_size(r->backups), k, *idx = xcalloc(n + 1, sizeof(*idx));
 	struct bs_backup *h = xcalloc(n + 1, sizeof(*h));
-	struct bs_artifact *a = xcalloc(n + 1, sizeof(*a));
-	bool *gone = xcalloc(n + 1, sizeof(*gone));
+	json_t *o;
+	size_t i;
+
+	json_array_foreach (r->backups, i, o)
+		h[i] = (struct bs_backup){ jsonx_get_string(o, "metadata.name"), bk_phase_of(o),
+			                   bk_time_of(o, "metadata.creationTimestamp") };
+	k = bs_prune_history(h, n, r->sb.spec.successful_backups_history_limit,
+	                     r->sb.spec.failed_backups_history_limit, idx);
+	for (size_t j = 0; j < k; j++)
+		delete_backup(c, r, h[idx[j]].name);
+	free(idx);
+	free(h);
+}
+
+/* --- retention, from the store (backup_schedule.h) ---------------------------------------- */
+
+struct listing {
+	char **keys;
+	size_t n;
+};
+
+static int list_key(void *ctx, const struct objstore_entry *ent)
+{
+	struct listing *l = ctx;
+
+	if (l->n == BS_LIST_KEYS_MAX)
+		return -E2BIG;
+	l->keys[l->n++] = xstrdup(ent->key);
+	return 0;
+}
+
+/* A RedisBackup of this schedule named name is Pending or Running: its directory may
+ * still be uploading. */
+static bool is_running(const struct run *r, const char *name)
+{
 	json_t *o;
 	size_t i;
 
 	json_array_foreach (r->backups, i, o) {
-		enum api_backup_phase p = phase_at(o);
+		const char *n = jsonx_get_string(o, "metadata.name");
+		enum api_backup_phase p = bk_phase_of(o);
 
-		h[i] = (struct bs_backup){ ctl_json_str(o, "metadata.name"), p,
-			                   time_at(o, "metadata.creationTimestamp") };
-		a[i].key = h[i].name;
-		a[i].completed = p == API_BACKUP_COMPLETED;
-		a[i].time_ms = p == API_BACKUP_COMPLETED ? time_at(o, "status.stoppedAt")
-		               : p == API_BACKUP_FAILED  ? time_at(o, "status.startedAt")
-		                                         : 0; /* running: never */
+		if (n && strcmp(n, name) == 0 && p != API_BACKUP_COMPLETED &&
+		    p != API_BACKUP_FAILED)
+			return true;
 	}
+	return false;
+}
+
+/* Deletes a run directory: its manifest first (it is no longer a complete backup for a
+ * restore or for retention at once), then every other key; then its RedisBackup. */
+static int delete_dir(struct ctl *c, const struct run *r, struct objstore *os,
+                      const struct listing *l, const struct bs_stored *d)
+{
+	char man[BS_KEY_MAX + sizeof(BS_MANIFEST)];
+	struct objstore_err oe = { 0 };
+	int rc;
+
+	snprintf(man, sizeof(man), "%s%s", d->dir, BS_MANIFEST);
+	rc = d->completed ? objstore_delete(os, man, &oe) : 0;
+	for (size_t i = d->first; rc == 0 && i < d->first + d->count; i++)
+		if (strcmp(l->keys[i], man) != 0)
+			rc = objstore_delete(os, l->keys[i], &oe);
+	if (rc < 0) {
+		log_warn("schedule", "retention: cannot delete a stored backup", "ns",
+		         r->sb.meta.namespace, "name", r->sb.meta.name, "prefix", d->dir, "error",
+		         oe.err.msg, (char *)NULL);
+		return rc;
+	}
+	log_info("schedule", "retention: stored backup deleted", "ns", r->sb.meta.namespace, "name",
+	         r->sb.meta.name, "prefix", d->dir, (char *)NULL);
+	delete_backup(c, r, d->backup);
+	return 0;
+}
+
+/* Decides on the listed directories and deletes what is past the retention. */
+static void expire(struct ctl *c, const struct run *r, struct objstore *os, struct listing *l,
+                   const char *prefix)
+{
+	struct bs_stored *d = xcalloc(BS_STORED_MAX, sizeof(*d));
+	size_t n = bs_stored_group(prefix, l->keys, l->n, d, BS_STORED_MAX), k;
+	struct bs_artifact *a = xcalloc(n + 1, sizeof(*a));
+	size_t *idx = xcalloc(n + 1, sizeof(*idx));
+
+	for (size_t i = 0; i < n; i++)
+		a[i] = (struct bs_artifact){ d[i].dir, d[i].completed,
+			                     is_running(r, d[i].backup) ? 0 : d[i].time_ms, false };
 	k = bs_past_retention(a, n, r->sb.spec.retention_ms, r->now, idx);
-	for (size_t j = 0; j < k; j++) {
-		gone[idx[j]] = true;
-		delete_backup(c, r, json_array_get(r->backups, idx[j]), true);
-	}
-	k = bs_prune_history(h, n, r->sb.spec.successful_backups_history_limit,
-	                     r->sb.spec.failed_backups_history_limit, idx);
 	for (size_t j = 0; j < k; j++)
-		if (!gone[idx[j]])
-			delete_backup(c, r, json_array_get(r->backups, idx[j]), false);
+		if (delete_dir(c, r, os, l, &d[idx[j]]) < 0)
+			break;
 	free(idx);
-	free(h);
 	free(a);
-	free(gone);
+	free(d);
+}
+
+static void retention(struct ctl *c, const struct run *r, json_t *cluster)
+{
+	const struct api_destination *dest = &r->sb.spec.backup.destination;
+	const char *path = dest->s3.set ? dest->s3.path : dest->azure.path;
+	struct listing l = { xcalloc(BS_LIST_KEYS_MAX, sizeof(char *)), 0 };
+	struct objstore_err oe = { 0 };
+	struct err e = { 0 };
+	struct objstore *os = NULL;
+	char prefix[BS_KEY_MAX];
+	int rc;
+
+	rc = bs_store_prefix(path, r->sb.spec.backup.cluster_name, r->sb.meta.namespace,
+	                     r->sb.meta.name, prefix);
+	if (rc < 0)
+		err_set(&e, rc, "the prefix is longer than %d bytes", BS_KEY_MAX - 1);
+	if (rc == 0 && !(os = ctl_backup_store_open(c, r->sb.meta.namespace, cluster, dest, &e)))
+		rc = e.code ? e.code : -EINVAL;
+	if (rc == 0 && (rc = objstore_list(os, prefix, list_key, &l, &oe)) < 0)
+		snprintf(e.msg, sizeof(e.msg), "%s",
+		         rc == -E2BIG ? "more keys than BS_LIST_KEYS_MAX" : oe.err.msg);
+	if (rc == 0)
+		expire(c, r, os, &l, prefix);
+	else
+		log_warn("schedule", "retention: cannot list the stored backups", "ns",
+		         r->sb.meta.namespace, "name", r->sb.meta.name, "error", e.msg,
+		         (char *)NULL);
+	for (size_t i = 0; i < l.n; i++)
+		free(l.keys[i]);
+	free(l.keys);
+	objstore_free(os);
+}
+
+static void prune(struct ctl *c, const struct run *r)
+{
+	if (r->sb.spec.retention_ms > 0 && r->sb.spec.backup.destination.set)
+		retention(c, r, r->cluster);
+	prune_history(c, r);
 }
 
 static bool any_running(const struct run *r)
@@ -230,7 +306,7 @@ static bool any_running(const struct run *r)
 	size_t i;
 
 	json_array_foreach (r->backups, i, o) {
-		enum api_backup_phase p = phase_at(o);
+		enum api_backup_phase p = bk_phase_of(o);
 
 		if (p == 0 || p == API_BACKUP_PENDING || p == API_BACKUP_RUNNING)
 			return true;
@@ -247,12 +323,12 @@ static void last_success(const struct run *r, json_t *status)
 	size_t i;
 
 	json_array_foreach (r->backups, i, o) {
-		int64_t t = time_at(o, "status.stoppedAt");
+		int64_t t = bk_time_of(o, "status.stoppedAt");
 
-		if (phase_at(o) == API_BACKUP_COMPLETED && t >= t_best) {
+		if (bk_phase_of(o) == API_BACKUP_COMPLETED && t >= t_best) {
 			t_best = t;
-			best = ctl_json_str(o, "metadata.name");
-			when = ctl_json_str(o, "status.stoppedAt");
+			best = jsonx_get_string(o, "metadata.name");
+			when = jsonx_get_string(o, "status.stoppedAt");
 		}
 	}
 	if (best) {
@@ -279,8 +355,8 @@ static int run_once(struct ctl *c, struct run *r, const char *key)
 		               r->tz,
 		               r->sb.spec.suspend,
 		               r->sb.spec.immediate,
-		               time_at(r->obj, "metadata.creationTimestamp"),
-		               time_at(r->obj, "status.lastScheduleTime"),
+		               bk_time_of(r->obj, "metadata.creationTimestamp"),
+		               bk_time_of(r->obj, "status.lastScheduleTime"),
 		               r->now,
 		               any_running(r) };
 	struct bs_decision d;
@@ -319,7 +395,6 @@ int ctl_schedule_reconcile(struct ctl *c, const char *key)
 {
 	struct run r = { 0 };
 	struct err e = { 0 };
-	json_t *cluster;
 	int rc = 0;
 
 	r.obj = k8s_informer_get_key(c->inf[CTL_INF_SCHEDULES], key + strlen(BK_QUEUE_SCHEDULE));
@@ -332,10 +407,9 @@ int ctl_schedule_reconcile(struct ctl *c, const char *key)
 	}
 	r.decoded = true;
 	r.now = clock_wall_ms();
-	cluster = k8s_informer_get(c->inf[CTL_INF_CLUSTERS], r.sb.meta.namespace,
-	                           r.sb.spec.backup.cluster_name);
-	json_decref(cluster);
-	if (!cluster && c->set.cluster_selector && *c->set.cluster_selector)
+	r.cluster = k8s_informer_get(c->inf[CTL_INF_CLUSTERS], r.sb.meta.namespace,
+	                             r.sb.spec.backup.cluster_name);
+	if (!r.cluster && c->set.cluster_selector && *c->set.cluster_selector)
 		goto out; /* perhaps another controller's cluster */
 	if (jsonx_get(r.obj, "metadata.deletionTimestamp"))
 		goto out;
@@ -354,6 +428,7 @@ out:
 		api_redis_scheduled_backup_release(&r.sb);
 	tz_free(r.tz);
 	json_decref(r.backups);
+	json_decref(r.cluster);
 	json_decref(r.obj);
 	return rc;
 }

@@ -172,3 +172,84 @@ size_t bs_past_retention(const struct bs_artifact *a, size_t n, int64_t retentio
 	}
 	return k;
 }
+
+/* --- the schedule's objects in the store -------------------------------------------------- */
+
+int bs_store_prefix(const char *path, const char *cluster, const char *ns, const char *sb_name,
+                    char out[BS_KEY_MAX])
+{
+	char run[BS_NAME_MAX + 1];
+	const char *parts[] = { path ? path : "", cluster, ns, run };
+
+	bs_backup_name(sb_name, 0, run);
+	run[strlen(run) - (BS_NAME_SUFFIX - 1)] = '\0'; /* "<sb_name cut>-" */
+	return api_backup_key_join(parts, 4, out);      /* the instance's key layout */
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The length of "<14 digits>[.r<digits>]/" at rest, and its time; 0 when rest is not. */
+static size_t run_dir(const char *rest, int64_t *time_ms)
+{
+	char t[32];
+	size_t n = 0;
+
+	while (n < 14 && rest[n] >= '0' && rest[n] <= '9')
+		n++;
+	if (n != 14)
+		return 0;
+	snprintf(t, sizeof(t), "%.4s-%.2s-%.2sT%.2s:%.2s:%.2sZ", rest, rest + 4, rest + 6, rest + 8,
+	         rest + 10, rest + 12);
+	if (rfc3339_parse(t, time_ms) < 0)
+		return 0;
+	if (rest[n] == '.' && rest[n + 1] == 'r' && rest[n + 2] >= '0' && rest[n + 2] <= '9') {
+		n += 2;
+		while (rest[n] >= '0' && rest[n] <= '9')
+			n++;
+	}
+	return rest[n] == '/' && rest[n + 1] ? n + 1 : 0;
+}
+
+/* Whether keys[i]'s first len bytes are the directory d. */
+static bool in_dir(const struct bs_stored *d, const char *key, size_t len)
+{
+	return strncmp(d->dir, key, len) == 0 && d->dir[len] == '\0';
+}
+
+/* A new directory for key (its first len bytes), run the prefix's last segment. */
+static void new_dir(struct bs_stored *d, const char *key, size_t len, const char *run,
+                    const char *digits, int64_t t, size_t i)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->dir, sizeof(d->dir), "%.*s", (int)len, key);
+	snprintf(d->backup, sizeof(d->backup), "%s%.14s", run, digits);
+	d->time_ms = t;
+	d->first = i;
+}
+
+size_t bs_stored_group(const char *prefix, char **keys, size_t n, struct bs_stored *out, size_t max)
+{
+	size_t p = strlen(prefix), k = 0;
+	const char *slash = strrchr(prefix, '/'), *run = slash ? slash + 1 : prefix;
+
+	qsort(keys, n, sizeof(*keys), cmp_key);
+	for (size_t i = 0; i < n; i++) {
+		int64_t t = 0;
+		size_t len;
+
+		if (strncmp(keys[i], prefix, p) != 0 || !(len = run_dir(keys[i] + p, &t)))
+			continue;
+		len += p;
+		if (k == 0 || !in_dir(&out[k - 1], keys[i], len)) {
+			if (k == max)
+				break;
+			new_dir(&out[k++], keys[i], len, run, keys[i] + p, t, i);
+		}
+		out[k - 1].count++;
+		out[k - 1].completed |= strcmp(keys[i] + len, BS_MANIFEST) == 0;
+	}
+	return k;
+}

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/backup_store.h"
 #include "api/redisbackup.h"
 #include "lib/cron.h"
 #include "lib/err.h"
@@ -127,5 +128,47 @@ struct bs_artifact {
  */
 size_t bs_past_retention(const struct bs_artifact *a, size_t n, int64_t retention_ms,
                          int64_t now_ms, size_t *out);
+
+/* --- the schedule's objects in the store ---------------------------------------------------- */
+
+/*
+ * Retention works from the store, not from the RedisBackup objects: a RedisBackup that
+ * the history limit deleted (deletionPolicy Retain) leaves its objects, and so does a
+ * failed attempt (each has its own directory), and retention must still see them. The
+ * objects of a schedule's runs are under one prefix, the instance's layout
+ * (docs/backup.md): "<path>/<cluster>/<ns>/<run>[.r<attempt>]/<file>", <run> being
+ * bs_backup_name's "<sb_name>-YYYYMMDDHHMMSS". A key under the prefix that is not exactly
+ * that (another schedule "<sb_name>-x", a user's object) is not the schedule's and is
+ * never touched. Age counts from the scheduled time in the name (a run's backup completes
+ * after it, so a backup is at most its own duration older than its completion time).
+ * Object Lock is not read: S3 keeps a locked version under a delete marker, Azure refuses
+ * (409) to delete a blob under an immutability policy.
+ */
+#define BS_KEY_MAX       API_BACKUP_KEY_MAX /* an object key (api/backup_store.h) */
+#define BS_MANIFEST      "manifest.json"
+#define BS_STORED_MAX    4096  /* run directories considered per reconcile */
+#define BS_LIST_KEYS_MAX 20000 /* keys listed per reconcile (more: retention waits) */
+
+/* The prefix of schedule sb_name's runs ("<path>/<cluster>/<ns>/<run name less its
+ * digits>": empty segments dropped, no doubled '/'). 0, or -ENAMETOOLONG. */
+int bs_store_prefix(const char *path, const char *cluster, const char *ns, const char *sb_name,
+                    char out[BS_KEY_MAX]);
+
+/* One run directory of the schedule in the store. */
+struct bs_stored {
+	char dir[BS_KEY_MAX];         /* "<prefix><digits>[.r<N>]/" */
+	char backup[BS_NAME_MAX + 1]; /* its RedisBackup's name, "<sb_name>-<digits>" */
+	int64_t time_ms;              /* the scheduled time in the name */
+	bool completed;               /* its manifest is listed */
+	size_t first, count;          /* its keys: keys[first .. first+count) after sorting */
+};
+
+/*
+ * Sorts keys (n of them, strings owned by the caller) and groups those under prefix by
+ * run directory into out (room for max): in key order, so one directory's keys are
+ * together. Returns how many directories.
+ */
+size_t bs_stored_group(const char *prefix, char **keys, size_t n, struct bs_stored *out,
+                       size_t max);
 
 #endif

@@ -15,6 +15,7 @@
  *   PDBs           <cluster>-primary (minAvailable 1), <cluster>-replica (replicas - 1)
  *   Lease          <cluster>-primary (created empty; the instance managers take it)
  *   PVC, Pod       <cluster>-<serial>
+ *   sentinel mode  Pods <cluster>-sentinel-<index>, Service <cluster>-sentinel
  *
  * The pod layout is the instance manager's contract (instance/settings.c): env
  * REDIS_OPERATOR_{POD_NAME,POD_NAMESPACE,POD_IP,CLUSTER_NAME}; /data (PVC or emptyDir),
@@ -44,7 +45,7 @@
 #include <stddef.h>
 
 #include "api/rediscluster.h"
-#include "controller/model.h"
+#include "controller/view.h"
 
 #define DESIRED_HASH_LEN        16
 #define DESIRED_PASSWORD_LEN    32
@@ -65,6 +66,7 @@ enum desired_service {
 enum desired_pdb {
 	DESIRED_PDB_PRIMARY,
 	DESIRED_PDB_REPLICA,
+	DESIRED_PDB_SENTINEL, /* sentinel mode: as many sentinels as a failover needs */
 };
 
 /* "<cluster><suffix>" into out (len bytes). */
@@ -89,8 +91,15 @@ json_t *desired_operator_secret(const struct api_redis_cluster *rc);
 /* Without data: the applier generates the material (CTL action fill_tls, controller/pki.h). */
 json_t *desired_operator_tls_secret(const struct api_redis_cluster *rc);
 json_t *desired_instance_tls_secret(const struct api_redis_cluster *rc);
-/* NULL when spec.connectionSecret is unset or password is NULL. */
+/* NULL when spec.connectionSecret is unset or password is NULL. With server TLS on
+ * (spec.tlsSecret and spec.caSecret) the URIs are rediss:// and ca_b64 (data["ca.crt"] of
+ * spec.caSecret, base64 as the API has it; NULL: not read yet) is the key ca.crt. */
+json_t *desired_connection_secret_ca(const struct api_redis_cluster *rc, const char *password,
+                                     const char *ca_b64);
+/* The same without the CA. */
 json_t *desired_connection_secret(const struct api_redis_cluster *rc, const char *password);
+/* Whether the pods' servers speak TLS only (spec.tlsSecret and spec.caSecret set). */
+bool desired_server_tls(const struct api_redis_cluster *rc);
 json_t *desired_service(const struct api_redis_cluster *rc, enum desired_service which);
 /*
  * The <name>-leader Service has no selector: the controller writes its one EndpointSlice
@@ -111,6 +120,36 @@ json_t *desired_pvc(const struct api_redis_cluster *rc, int serial);
 /* role: CTL_ROLE_PRIMARY or CTL_ROLE_REPLICA (the redis.io/role label). */
 json_t *desired_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg, int serial,
                     const char *role);
+
+/*
+ * The first primary of a cluster bootstrapped from the RedisBackup b (controller/
+ * bootstrap.h): desired_pod(..., CTL_ROLE_PRIMARY) plus the env
+ * REDIS_OPERATOR_RESTORE_SOURCE (b's destination and status.manifestKey, by
+ * api_inst_restore_source_encode), the annotation DESIRED_ANN_RESTORE_FROM (b's name)
+ * and, when secret is set, that Secret as the volume "restore-credentials" at the
+ * manager's --restore-credentials-dir (every key a file). None of it is a restart input:
+ * the spec hash is desired_pod's, so no pod rolls once the restore is done, and only this
+ * one pod ever carries it.
+ */
+#define DESIRED_ANN_RESTORE_FROM "redis.io/restore-from"
+json_t *desired_bootstrap_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg,
+                              int serial, const struct api_redis_backup *b, const char *secret);
+
+/*
+ * Sentinel mode (controller/desired_sentinel.c): desired_sentinel_count sentinel pods
+ * "<cluster>-sentinel-<index>" (index 1..count; the count is spec.sentinel.count, 3 when
+ * unset, 0 outside sentinel mode), run by the same image as `instance --role sentinel`
+ * over an emptyDir, and the Service "<cluster>-sentinel" (port 26379, the ready
+ * sentinels; NULL outside sentinel mode). desired_sentinel_index is the index in a
+ * sentinel pod's name, -1 for any other name.
+ */
+#define DESIRED_SENTINEL_SUFFIX "-sentinel"
+void desired_sentinel_name(const struct api_redis_cluster *rc, int index, char *out, size_t len);
+int desired_sentinel_index(const struct api_redis_cluster *rc, const char *pod);
+int64_t desired_sentinel_count(const struct api_redis_cluster *rc);
+json_t *desired_sentinel_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg,
+                             int index);
+json_t *desired_sentinel_service(const struct api_redis_cluster *rc);
 
 /*
  * The pod template generation, hashed with the restart inputs. A release whose pods must

@@ -4,7 +4,7 @@
  * Secrets, Services, PDBs and the primary Lease.
  *
  * Objects are complete enough to be created as they are and are compared with the
- * cached ones by ctl_json_contains, so they spell out what the API server would
+ * cached ones by jsonx_contains, so they spell out what the API server would
  * otherwise default in the fields the controller owns (protocol: TCP, type: ClusterIP…).
  */
 #include "desired.h"
@@ -17,6 +17,7 @@
 #include "lib/alloc.h"
 #include "lib/base64.h"
 #include "lib/buf.h"
+#include "lib/jsonx.h"
 #include "lib/k8s/path.h"
 
 void desired_name(const struct api_redis_cluster *rc, const char *suffix, char *out, size_t len)
@@ -134,11 +135,13 @@ static json_t *clients_peer(const struct api_allowed_client *c)
 static json_t *ingress_rules(const struct api_redis_cluster *rc, const struct ctl_config *cfg)
 {
 	const struct api_network_policy *np = &rc->spec.network_policy;
+	/* sentinel mode: the sentinels talk to each other, and clients ask them */
+	int sentinel = rc->spec.mode == API_MODE_SENTINEL ? CTL_PORT_SENTINEL : 0;
 	json_t *in = json_array(), *clients;
 
 	json_array_append_new(in, json_pack("{s:[{s:{s:o}}],s:o}", "from", "podSelector",
 	                                    "matchLabels", cluster_selector(rc, NULL), "ports",
-	                                    tcp_ports(CTL_PORT_REDIS, CTL_PORT_HTTP, 0)));
+	                                    tcp_ports(CTL_PORT_REDIS, CTL_PORT_HTTP, sentinel)));
 	json_array_append_new(
 	        in, json_pack("{s:[{s:{s:{s:s}},s:{s:{s:s}}}],s:o}", "from", "namespaceSelector",
 	                      "matchLabels", "kubernetes.io/metadata.name",
@@ -150,10 +153,10 @@ static json_t *ingress_rules(const struct api_redis_cluster *rc, const struct ct
 		for (size_t i = 0; i < np->n_allowed_clients; i++)
 			json_array_append_new(clients, clients_peer(&np->allowed_clients[i]));
 		json_array_append_new(in, json_pack("{s:o,s:o}", "from", clients, "ports",
-		                                    tcp_ports(CTL_PORT_REDIS, 0, 0)));
+		                                    tcp_ports(CTL_PORT_REDIS, sentinel, 0)));
 	} else {
-		json_array_append_new(in,
-		                      json_pack("{s:o}", "ports", tcp_ports(CTL_PORT_REDIS, 0, 0)));
+		json_array_append_new(
+		        in, json_pack("{s:o}", "ports", tcp_ports(CTL_PORT_REDIS, sentinel, 0)));
 	}
 	json_array_append_new(in, json_pack("{s:o}", "ports", tcp_ports(CTL_PORT_METRICS, 0, 0)));
 	return in;
@@ -232,6 +235,11 @@ static json_t *b64(const char *s)
 	return j;
 }
 
+bool desired_server_tls(const struct api_redis_cluster *rc)
+{
+	return rc->spec.tls_secret.name && rc->spec.ca_secret.name; /* as tls_volume */
+}
+
 static void add_endpoint(json_t *data, const struct api_redis_cluster *rc, const char *suffix,
                          const char *key_host, const char *key_url, const char *password)
 {
@@ -240,7 +248,7 @@ static void add_endpoint(json_t *data, const struct api_redis_cluster *rc, const
 
 	snprintf(host, sizeof(host), "%s%s.%s.svc", rc->meta.name, suffix, rc->meta.namespace);
 	json_object_set_new(data, key_host, b64(host));
-	buf_append_str(&url, "redis://default:");
+	buf_append_str(&url, desired_server_tls(rc) ? "rediss://default:" : "redis://default:");
 	k8s_url_encode(&url, password);
 	buf_printf(&url, "@%s:%d", host, CTL_PORT_REDIS);
 	json_object_set_new(data, key_url, b64(buf_cstr(&url)));
@@ -248,6 +256,12 @@ static void add_endpoint(json_t *data, const struct api_redis_cluster *rc, const
 }
 
 json_t *desired_connection_secret(const struct api_redis_cluster *rc, const char *password)
+{
+	return desired_connection_secret_ca(rc, password, NULL);
+}
+
+json_t *desired_connection_secret_ca(const struct api_redis_cluster *rc, const char *password,
+                                     const char *ca_b64)
 {
 	const char *name = rc->spec.connection_secret.name;
 	json_t *o, *data;
@@ -265,6 +279,8 @@ json_t *desired_connection_secret(const struct api_redis_cluster *rc, const char
 	add_endpoint(data, rc, "-leader", "host", "url", password);
 	add_endpoint(data, rc, "-replica", "host-replica", "url-replica", password);
 	add_endpoint(data, rc, "-any", "host-any", "url-any", password);
+	if (desired_server_tls(rc) && ca_b64 && *ca_b64) /* already base64 */
+		json_object_set_new(data, "ca.crt", json_string(ca_b64));
 	json_object_set_new(o, "data", data);
 	return o;
 }
@@ -286,6 +302,8 @@ json_t *desired_service(const struct api_redis_cluster *rc, enum desired_service
 	                               ? json_null() /* desired_leader_endpoints */
 	                               : cluster_selector(rc, services[which].role);
 
+	if (which == DESIRED_SVC_ANY && rc->spec.mode == API_MODE_SENTINEL) /* no sentinel pod */
+		json_object_set_new(selector, CTL_LABEL_COMPONENT, json_string("database"));
 	desired_name(rc, services[which].suffix, name, sizeof(name));
 	o = object("v1", "Service", desired_meta(rc, name, "service", NULL));
 	json_object_set_new(o, "spec",
@@ -322,23 +340,46 @@ json_t *desired_leader_endpoints(const struct api_redis_cluster *rc, const char 
 	return o;
 }
 
+/*
+ * The pods a voluntary eviction must leave; below 1, no PDB. The primary: kept (a drain
+ * moves it by switchover first) once there is a replica to move to. The replicas: all
+ * but one of them. The sentinels: a failover needs `quorum` of them to call the master
+ * down and a majority of all of them to elect the one that promotes.
+ */
+static int64_t pdb_min_available(const struct api_redis_cluster *rc, enum desired_pdb which)
+{
+	int64_t n = rc->spec.instances, majority = rc->spec.sentinel.count / 2 + 1;
+
+	switch (which) {
+	case DESIRED_PDB_PRIMARY: return n >= 2;
+	case DESIRED_PDB_REPLICA: return n - 2;
+	case DESIRED_PDB_SENTINEL:
+		if (rc->spec.mode != API_MODE_SENTINEL)
+			return 0;
+		return rc->spec.sentinel.quorum > majority ? rc->spec.sentinel.quorum : majority;
+	}
+	return 0;
+}
+
 json_t *desired_pdb(const struct api_redis_cluster *rc, enum desired_pdb which)
 {
-	bool primary = which == DESIRED_PDB_PRIMARY;
-	int64_t n = rc->spec.instances;
-	int64_t min = primary ? 1 : n - 2;
+	static const struct {
+		const char *suffix, *role;
+	} pdbs[] = { [DESIRED_PDB_PRIMARY] = { "-primary", CTL_ROLE_PRIMARY },
+		     [DESIRED_PDB_REPLICA] = { "-replica", CTL_ROLE_REPLICA },
+		     [DESIRED_PDB_SENTINEL] = { DESIRED_SENTINEL_SUFFIX, CTL_ROLE_SENTINEL } };
+	int64_t min = pdb_min_available(rc, which);
 	char name[CTL_NAME_MAX + 1];
 	json_t *o;
 
-	if (!rc->spec.enable_pod_disruption_budget || n < 2 || min < 1)
+	if (!rc->spec.enable_pod_disruption_budget || min < 1)
 		return NULL;
-	desired_name(rc, primary ? "-primary" : "-replica", name, sizeof(name));
+	desired_name(rc, pdbs[which].suffix, name, sizeof(name));
 	o = object("policy/v1", "PodDisruptionBudget", desired_meta(rc, name, "pdb", NULL));
-	json_object_set_new(
-	        o, "spec",
-	        json_pack("{s:{s:o},s:I}", "selector", "matchLabels",
-	                  cluster_selector(rc, primary ? CTL_ROLE_PRIMARY : CTL_ROLE_REPLICA),
-	                  "minAvailable", (json_int_t)min));
+	json_object_set_new(o, "spec",
+	                    json_pack("{s:{s:o},s:I}", "selector", "matchLabels",
+	                              cluster_selector(rc, pdbs[which].role), "minAvailable",
+	                              (json_int_t)min));
 	return o;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/acl_file.h"
 #include "api/instance_v1.h"
 #include "controller/pki.h"
 #include "lib/alloc.h"
@@ -28,9 +29,12 @@
 #define MOUNT_AUTH       "/etc/redis-operator/auth"
 #define MOUNT_OPAUTH     "/etc/redis-operator/operator-auth"
 #define MOUNT_USERS      "/etc/redis-operator/users"
+#define MOUNT_ACL        "/etc/redis-operator/acl" /* instance --acl-dir default */
 #define MOUNT_TLS        "/etc/redis-operator/tls"
 #define MOUNT_HTTP_TLS   "/etc/redis-operator/http-tls" /* instance --http-tls-dir default */
-#define SECRET_MODE      0440                           /* root:fsGroup, group-readable */
+#define MOUNT_RESTORE_CREDS                                                                        \
+	"/etc/redis-operator/restore-credentials" /* instance --restore-credentials-dir default */
+#define SECRET_MODE 0440                          /* root:fsGroup, group-readable */
 
 void desired_hash_json(json_t *j, char *out)
 {
@@ -101,6 +105,19 @@ static json_t *users_volume(const struct api_redis_cluster *rc)
 	}
 	return json_pack("{s:s,s:{s:o,s:i}}", "name", "users", "projected", "sources", sources,
 	                 "defaultMode", SECRET_MODE);
+}
+
+/* spec.aclConfigSecret's key acl (api/acl_file.h). Optional: a missing Secret or key is
+ * reported by the controller (AclConfigRefused) and the pod still starts; the manager
+ * adds the file's users once the kubelet shows it, and follows every change live. */
+static json_t *acl_volume(const struct api_redis_cluster *rc)
+{
+	if (!rc->spec.acl_config_secret.name)
+		return NULL;
+	return json_pack("{s:s,s:{s:s,s:[{s:s,s:s}],s:i,s:b}}", "name", "acl", "secret",
+	                 "secretName", rc->spec.acl_config_secret.name, "items", "key",
+	                 API_ACL_FILE_KEY, "path", API_ACL_FILE_KEY, "defaultMode", SECRET_MODE,
+	                 "optional", 1);
 }
 
 static json_t *tls_volume(const struct api_redis_cluster *rc)
@@ -181,6 +198,11 @@ static void volumes(const struct api_redis_cluster *rc, const char *pod, json_t 
 		json_array_append_new(*vols, v);
 		json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "users",
 		                                         "mountPath", MOUNT_USERS, "readOnly", 1));
+	}
+	if ((v = acl_volume(rc))) {
+		json_array_append_new(*vols, v);
+		json_array_append_new(*mounts, json_pack("{s:s,s:s,s:b}", "name", "acl",
+		                                         "mountPath", MOUNT_ACL, "readOnly", 1));
 	}
 	if ((v = tls_volume(rc))) {
 		json_array_append_new(*vols, v);
@@ -369,6 +391,13 @@ static json_t *in_user_secrets(const struct api_redis_cluster *rc, json_t *store
 	return out;
 }
 
+/* Sentinel mode hashes as standalone: a data manager follows the in-place move from
+ * standalone to sentinel without a restart (docs/sentinel.md), the primary keeps its pod. */
+static json_t *in_mode(const struct api_redis_cluster *rc, json_t *stored)
+{
+	return rc->spec.mode == API_MODE_SENTINEL ? json_string("standalone") : json_incref(stored);
+}
+
 /* Milliseconds, so that "10s" and "10000ms" are one value. */
 static json_t *in_duration(const struct api_redis_cluster *rc, json_t *stored)
 {
@@ -401,7 +430,7 @@ static const struct restart_input {
 	const char *path;
 	json_t *(*get)(const struct api_redis_cluster *rc, json_t *stored);
 } restart_inputs[] = {
-	{ "mode", NULL },                                      /* read by the manager at start */
+	{ "mode", in_mode },                                   /* read by the manager at start */
 	{ "imageName", in_image },                             /* the container's image */
 	{ "engine", in_engine },                               /* which server binary runs */
 	{ "storage.type", NULL },                              /* the data volume, persistence */
@@ -413,6 +442,7 @@ static const struct restart_input {
 	{ "users[].passwordSecrets[].name", in_user_secrets }, /* projected volume sources */
 	{ "tlsSecret.name", NULL },                            /* projected volume source */
 	{ "caSecret.name", NULL },                             /* projected volume source */
+	{ "aclConfigSecret.name", NULL },                      /* a Secret volume; unset: none */
 	{ "failover.leaseDuration", in_duration },     /* the managers' Lease: read at start, */
 	{ "failover.renewDeadline", in_duration },     /* and holder and candidates must agree */
 	{ "failover.renewPeriod", in_duration },       /* on them (the fence margin, §4) */
@@ -424,6 +454,9 @@ static const struct restart_input {
 	{ "priorityClassName", NULL },                 /* scheduling */
 	{ "podTemplate.metadata.labels", NULL },       /* the pod's metadata */
 	{ "podTemplate.metadata.annotations", NULL },  /* the pod's metadata */
+	/* the manager's self-fence deadline, read at start (api_redis_cluster_fence_deadline_ms) */
+	{ "primaryIsolation.enabled", NULL },
+	{ "primaryIsolation.apiServerTimeout", in_duration },
 };
 
 const char *desired_restart_input(size_t i)
@@ -486,6 +519,47 @@ json_t *desired_pod(const struct api_redis_cluster *rc, const struct ctl_config 
 	json_object_set_new(meta, "annotations", ann);
 	return json_pack("{s:s,s:s,s:o,s:o}", "apiVersion", "v1", "kind", "Pod", "metadata", meta,
 	                 "spec", pod_spec(rc, cfg, name));
+}
+
+/* --- the bootstrap pod ----------------------------------------------------------------- */
+
+static json_t *restore_source(const struct api_redis_cluster *rc, const struct api_redis_backup *b)
+{
+	char name[2 * CTL_NAME_MAX + 2];
+	struct api_inst_restore_source src = { .name = name,
+		                               .manifest_key = b->status.manifest_key,
+		                               .destination = b->spec.destination };
+	json_t *j = NULL;
+	char *text;
+
+	snprintf(name, sizeof(name), "%s/%s", rc->meta.namespace, b->meta.name);
+	j = api_inst_restore_source_encode(&src);
+	text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(j);
+	j = json_pack("{s:s,s:s}", "name", "REDIS_OPERATOR_RESTORE_SOURCE", "value", text);
+	free(text);
+	return j;
+}
+
+json_t *desired_bootstrap_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg,
+                              int serial, const struct api_redis_backup *b, const char *secret)
+{
+	json_t *pod = desired_pod(rc, cfg, serial, CTL_ROLE_PRIMARY);
+	json_t *c = json_array_get(jsonx_get(pod, "spec.containers"), 0);
+
+	json_array_append_new(json_object_get(c, "env"), restore_source(rc, b));
+	json_object_set_new(jsonx_get(pod, "metadata.annotations"), DESIRED_ANN_RESTORE_FROM,
+	                    json_string(b->meta.name));
+	if (!secret)
+		return pod;
+	json_array_append_new(jsonx_get(pod, "spec.volumes"),
+	                      json_pack("{s:s,s:{s:s,s:i}}", "name", "restore-credentials",
+	                                "secret", "secretName", secret, "defaultMode",
+	                                SECRET_MODE));
+	json_array_append_new(json_object_get(c, "volumeMounts"),
+	                      json_pack("{s:s,s:s,s:b}", "name", "restore-credentials", "mountPath",
+	                                MOUNT_RESTORE_CREDS, "readOnly", 1));
+	return pod;
 }
 
 /* --- live tier ---------------------------------------------------------------------- */

@@ -115,10 +115,10 @@ static void catch_up_note(enum catch_up c, const struct ctl_pod *old, const stru
 {
 	long long gap = old ? old->inst.offset - cand->inst.offset : 0;
 
-	if (c == CATCH_UP_DONE)
+	if (old && c == CATCH_UP_DONE)
 		snprintf(out, len, "%s reached the fenced %s's offset %lld", cand->name, old->name,
 		         old->inst.offset);
-	else if (c == CATCH_UP_TIMED_OUT)
+	else if (old && c == CATCH_UP_TIMED_OUT) /* both imply old (catch_up) */
 		snprintf(out, len,
 		         "%s still %lld bytes behind the fenced %s after %d ms: promoted anyway "
 		         "(those writes were never acknowledged by a replica)",
@@ -250,6 +250,9 @@ static void finalize(const struct ctl_view *v, struct failover_io *s, struct ctl
 	struct ctl_action *a;
 
 	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, now);
+	/* the leader EndpointSlice first: clients wait on it, the status can follow it (a
+	 * failed status write leaves Promoting, whose next reconcile finalizes again) */
+	failover_leader_endpoints(v, p, to);
 	a = ctl_plan_status(p, json_pack("{s:s,s:s,s:n,s:{s:s,s:s,s:s,s:s,s:I}}", "currentPrimary",
 	                                 to->name, "targetPrimary", to->name, "failover",
 	                                 "lastFailover", "time", now, "from", fo->from, "to",
@@ -257,7 +260,6 @@ static void finalize(const struct ctl_view *v, struct failover_io *s, struct ctl
 	                                 (json_int_t)(dur > 0 ? dur : 0)));
 	a->metric = CTL_METRIC_FAILOVER;
 	a->metric_value = fo->started_wall_ms ? fo->started_wall_ms : v->now_wall_ms;
-	failover_leader_endpoints(v, p, to);
 	failover_label(p, to, CTL_ROLE_PRIMARY); /* first: see failover_label */
 	if (strcmp(fo->from, to->name) != 0)
 		failover_label(p, ctl_view_pod(v, fo->from), CTL_ROLE_REPLICA);
@@ -387,6 +389,22 @@ static bool promoting(const struct ctl_view *v, struct failover_io *s, struct ct
 	return promote_and_finish(v, s, p, fo, to);
 }
 
+/*
+ * The primary released its Lease on its way out (its pod is being deleted or gone: a
+ * graceful stop, instance/handover.h) and a replica can be promoted: nothing is left to
+ * fence or wait for, so the first record is Promoting, not Fencing then Promoting in
+ * the same plan (a booting old primary parks on either: role.c). An expired Lease, a
+ * reachable primary or spec.failover.delay keep the Fencing record: a wait resumes there.
+ */
+static bool released_on_way_out(const struct ctl_view *v, const struct failover_io *s)
+{
+	const struct ctl_pod *cp = s->primary_pod;
+
+	return v->lease.state == CTL_LEASE_RELEASED && (!cp || cp->deleting) &&
+	       v->rc->spec.failover.delay.ms <= 0 &&
+	       failover_elect(v, s->primary, cp ? cp->inst.repl_id : NULL);
+}
+
 static bool detect(const struct ctl_view *v, struct failover_io *s, struct ctl_plan *p)
 {
 	struct ctl_failover fo = { 0 };
@@ -404,7 +422,8 @@ static bool detect(const struct ctl_view *v, struct failover_io *s, struct ctl_p
 	snprintf(fo.reason, sizeof(fo.reason), "primary %s is down: %s", s->primary, why);
 	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, fo.started_at);
 	fo.started_wall_ms = v->now_wall_ms;
-	status_fo(p, CTL_FO_FENCING, &fo, NULL);
+	if (!released_on_way_out(v, s))
+		status_fo(p, CTL_FO_FENCING, &fo, NULL);
 	ctl_plan_event(p, true, "FailoverStarted", "%s", fo.reason);
 	return fencing(v, s, p, &fo);
 }
@@ -564,7 +583,9 @@ static const struct failover_phase phases[] = {
 	},
 	{
 	        .name = CTL_FO_PROMOTING,
-	        .entered_when = "a replica was elected (status.failover.to)",
+	        .entered_when = "a replica was elected (status.failover.to); at once from none "
+	                        "when the primary released its Lease on its way out (pod "
+	                        "deleted) and a replica can be promoted",
 	        .action = "POST /v1/promote to `to` (it takes the Lease); once it is a "
 	                  "writable primary holding the Lease: currentPrimary, lastFailover, "
 	                  "labels, the leader EndpointSlice, the other replicas re-pointed",

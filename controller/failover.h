@@ -32,7 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "controller/model.h"
+#include "controller/actions.h"
+#include "controller/failover_state.h"
 
 /*
  * What the failover step shares with the planner while one plan is built: the primary

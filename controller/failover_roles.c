@@ -56,11 +56,11 @@ static void ensure_slice(struct ctl_plan *p, json_t *have, json_t *want)
 	for (size_t i = 0; own[i]; i++) {
 		json_t *w = jsonx_get(want, own[i]);
 
-		if (w && !ctl_json_contains(jsonx_get(have, own[i]), w))
+		if (w && !jsonx_contains(jsonx_get(have, own[i]), w))
 			jsonx_set_path(patch, own[i], json_incref(w));
 	}
 	if (json_object_size(patch))
-		ctl_plan_patch(p, &k8s_res_endpointslices, ctl_json_str(want, "metadata.name"),
+		ctl_plan_patch(p, &k8s_res_endpointslices, jsonx_get_string(want, "metadata.name"),
 		               patch);
 	else
 		json_decref(patch);

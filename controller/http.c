@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "controller/ctl.h"
+#include "controller/internal.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/httpd.h"
 
 #define HTTP_CONN_LIMIT   32
 #define HTTP_CONN_TIMEOUT 10
-#define METRICS_BODY_MAX  (256 * 1024)
+#define METRICS_BODY_MAX  (8 * 1024 * 1024) /* ~3 KiB per cluster (metrics_cluster.c) */
 
 static enum MHD_Result health(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload,

@@ -3,8 +3,9 @@
  * are all cached; every child kind only with app.kubernetes.io/managed-by=redis-operator.
  * Handlers map an object to its cluster's work-queue key ("ns/<redis.io/cluster>") and
  * queue it. Labels only select and queue: whether an object is the cluster's is its
- * controller owner reference's to say (owner.h). Pods are trimmed to what the planner reads (metadata, phase, IP,
- * conditions): a pod's spec is never compared, its spec-hash annotation is. Pods and
+ * controller owner reference's to say (owner.h). Pods and PVCs are trimmed to what the
+ * controller reads (the keep tables): a pod's spec is never compared, its spec-hash
+ * annotation is. Pods and
  * PVCs are indexed by their cluster label, so a reconcile reads its own without a scan.
  * A RedisCluster update that changed only volatile status fields (the controller's own
  * refresh of offsets and lastSeen) queues nothing (ctl_cluster_update_matters).
@@ -15,8 +16,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/backup_store.h"
+#include "api/resources.h"
 #include "controller/backup.h"
-#include "controller/ctl.h"
+#include "controller/internal.h"
 #include "controller/plan.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
@@ -32,7 +35,7 @@ static const struct {
 	const char *selector; /* instead of CTL_SELECTOR_MANAGED */
 	bool all;             /* no selector at all (backups: a user's objects, like clusters) */
 } kinds[CTL_INF_COUNT] = {
-	[CTL_INF_CLUSTERS] = { &k8s_res_redisclusters, false },
+	[CTL_INF_CLUSTERS] = { &api_res_redisclusters, false },
 	[CTL_INF_PODS] = { &k8s_res_pods, true },
 	[CTL_INF_PVCS] = { &k8s_res_pvcs, true },
 	[CTL_INF_SERVICES] = { &k8s_res_services, true },
@@ -44,15 +47,15 @@ static const struct {
 	[CTL_INF_NETPOLS] = { &k8s_res_networkpolicies, true },
 	[CTL_INF_LEASES] = { &k8s_res_leases, true },
 	[CTL_INF_ENDPOINTSLICES] = { &k8s_res_endpointslices, true, SELECTOR_OWN_SLICES },
-	[CTL_INF_BACKUPS] = { &k8s_res_redisbackups, false, NULL, true },
-	[CTL_INF_SCHEDULES] = { &k8s_res_redisscheduledbackups, false, NULL, true },
+	[CTL_INF_BACKUPS] = { &api_res_redisbackups, false, NULL, true },
+	[CTL_INF_SCHEDULES] = { &api_res_redisscheduledbackups, false, NULL, true },
 };
 
 static void enqueue_owner(struct ctl *c, json_t *obj, bool is_cluster)
 {
-	const char *ns = ctl_json_str(obj, "metadata.namespace");
+	const char *ns = jsonx_get_string(obj, "metadata.namespace");
 	const char *name =
-	        is_cluster ? ctl_json_str(obj, "metadata.name")
+	        is_cluster ? jsonx_get_string(obj, "metadata.name")
 	                   : json_string_value(json_object_get(jsonx_get(obj, "metadata.labels"),
 	                                                       CTL_LABEL_CLUSTER));
 	char key[K8S_INFORMER_KEY_MAX + 1];
@@ -88,8 +91,8 @@ static void on_child_update(void *ctx, json_t *old, json_t *obj)
 /* RedisBackups queue themselves, and their schedule (history, lastSuccessfulBackup). */
 static void on_backup(void *ctx, json_t *obj)
 {
-	const char *ns = ctl_json_str(obj, "metadata.namespace");
-	const char *name = ctl_json_str(obj, "metadata.name");
+	const char *ns = jsonx_get_string(obj, "metadata.namespace");
+	const char *name = jsonx_get_string(obj, "metadata.name");
 	const char *sched = json_string_value(
 	        json_object_get(jsonx_get(obj, "metadata.labels"), BK_LABEL_SCHEDULE));
 	char key[WQ_KEY_MAX + 1];
@@ -112,8 +115,8 @@ static void on_backup_update(void *ctx, json_t *old, json_t *obj)
 
 static void on_schedule(void *ctx, json_t *obj)
 {
-	const char *ns = ctl_json_str(obj, "metadata.namespace");
-	const char *name = ctl_json_str(obj, "metadata.name");
+	const char *ns = jsonx_get_string(obj, "metadata.namespace");
+	const char *name = jsonx_get_string(obj, "metadata.name");
 	char key[WQ_KEY_MAX + 1];
 
 	if (!ns || !name)
@@ -138,8 +141,8 @@ static const struct {
 
 static void on_lease_update(void *ctx, json_t *old, json_t *obj)
 {
-	const char *a = ctl_json_str(old, "spec.holderIdentity");
-	const char *b = ctl_json_str(obj, "spec.holderIdentity");
+	const char *a = jsonx_get_string(old, "spec.holderIdentity");
+	const char *b = jsonx_get_string(obj, "spec.holderIdentity");
 
 	if (strcmp(a ? a : "", b ? b : "") == 0)
 		return;
@@ -148,19 +151,134 @@ static void on_lease_update(void *ctx, json_t *old, json_t *obj)
 	enqueue_owner(ctx, obj, false);
 }
 
-/* Pods: keep metadata, phase, podIP and conditions. */
+/*
+ * What each kind keeps of the parts below metadata (docs/footprint.md; each path here is
+ * one the controller reads, test_controller_informers_trim checks them): "part" holds
+ * only the members listed; NULL keep drops the part. Metadata stays whole (labels,
+ * annotations, owners and uid are read everywhere), less the standard trim and, for
+ * PVCs, the PV binder's annotations.
+ */
+struct keep {
+	const char *part;
+	const char *const *keep;
+};
+static const char *const pod_top[] = { "metadata", "spec", "status", NULL };
+static const char *const pod_spec[] = { "containers", NULL };
+static const char *const container[] = { "env", NULL };
+static const char *const pod_status[] = { "phase", "podIP", "conditions", NULL };
+static const char *const condition[] = { "type", "status", NULL };
+static const char *const pvc_spec[] = { "resources", NULL };
+static const char *const pvc_status[] = { "capacity", NULL };
+static const char *const pvc_binder[] = { "pv.kubernetes.io/", "volume.beta.kubernetes.io/",
+	                                  "volume.kubernetes.io/", NULL };
+
+static const struct keep keep_pod[] = {
+	{ "", pod_top }, { "spec", pod_spec }, { "status", pod_status }, { NULL }
+};
+static const struct keep keep_pvc[] = { { "spec", pvc_spec }, { "status", pvc_status }, { NULL } };
+
+static bool listed(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* Drops every member of part not in keep. */
+static void keep_members(json_t *part, const char *const *keep)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+
+	json_object_foreach_safe (part, tmp, k, v) {
+		if (!listed(keep, k))
+			json_object_del(part, k);
+	}
+}
+
+static void keep_parts(json_t *obj, const struct keep *t)
+{
+	for (; t->part; t++)
+		keep_members(*t->part ? json_object_get(obj, t->part) : obj, t->keep);
+}
+
+/* Of the containers' env, only the web-identity variables a backup looks for
+ * (api_backup_web_identity, controller/backup.c pod_env); no spec when none is set. */
+static void trim_pod_env(json_t *obj)
+{
+	json_t *cts = jsonx_get(obj, "spec.containers"), *ct;
+	size_t kept = 0, i, j;
+
+	json_array_foreach (cts, i, ct) {
+		json_t *env;
+
+		keep_members(ct, container);
+		env = json_object_get(ct, "env");
+		for (j = json_array_size(env); j-- > 0;) {
+			const char *n = jsonx_get_string(json_array_get(env, j), "name");
+
+			if (n && listed(api_backup_web_identity_vars, n))
+				kept++;
+			else
+				json_array_remove(env, j);
+		}
+	}
+	if (!kept)
+		json_object_del(obj, "spec");
+}
+
 static void trim_pod(void *ctx, json_t *obj)
 {
-	json_t *st = json_object_get(obj, "status");
+	json_t *cd;
+	size_t i;
 
 	(void)ctx;
-	json_object_del(obj, "spec");
-	if (!st)
-		return;
-	json_object_del(st, "containerStatuses");
-	json_object_del(st, "initContainerStatuses");
-	json_object_del(st, "hostIPs");
-	json_object_del(st, "podIPs");
+	keep_parts(obj, keep_pod);
+	trim_pod_env(obj);
+	json_array_foreach (jsonx_get(obj, "status.conditions"), i, cd) {
+		keep_members(cd, condition);
+	}
+}
+
+static void trim_pvc(void *ctx, json_t *obj)
+{
+	json_t *ann = jsonx_get(obj, "metadata.annotations"), *v;
+	const char *k;
+	void *tmp;
+
+	(void)ctx;
+	keep_parts(obj, keep_pvc);
+	json_object_foreach_safe (ann, tmp, k, v) {
+		for (size_t i = 0; pvc_binder[i]; i++)
+			if (strncmp(k, pvc_binder[i], strlen(pvc_binder[i])) == 0) {
+				json_object_del(ann, k);
+				break;
+			}
+	}
+}
+
+/* What each kind drops before it is stored, after the standard trim (managedFields and
+ * the last-applied annotation). NULL: nothing more. */
+static void (*const trims[CTL_INF_COUNT])(void *, json_t *) = {
+	[CTL_INF_PODS] = trim_pod,
+	[CTL_INF_PVCS] = trim_pvc,
+};
+
+void ctl_informer_trim(enum ctl_inf i, json_t *obj)
+{
+	k8s_informer_trim_standard(obj);
+	if (i >= 0 && i < CTL_INF_COUNT && trims[i])
+		trims[i](NULL, obj);
+}
+
+int ctl_informer_kind(const char *plural)
+{
+	for (int i = 0; i < CTL_INF_COUNT; i++)
+		if (strcmp(kinds[i].res->plural, plural) == 0)
+			return i;
+	return -1;
 }
 
 struct k8s_informer *ctl_informer_of(struct ctl *c, const struct k8s_resource *res)
@@ -191,7 +309,7 @@ static int start_one(struct ctl *c, enum ctl_inf i, struct err *e)
 		o.on_add = o.on_delete = backup_handlers[i].add;
 		o.on_update = backup_handlers[i].update;
 	}
-	o.trim = i == CTL_INF_PODS ? trim_pod : NULL;
+	o.trim = trims[i];
 	o.index_label = i == CTL_INF_PODS || i == CTL_INF_PVCS ? CTL_LABEL_CLUSTER : NULL;
 	c->inf[i] = k8s_informer_new(c->kube, &o, e);
 	if (!c->inf[i])

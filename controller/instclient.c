@@ -10,7 +10,8 @@
  * cluster's server CA and nothing else (no system CAs), the host name is not checked
  * (pod IPs change; that CA exists for this cluster only and signs nothing but its pods),
  * and the controller's client certificate goes along. Older pods without the volume get
- * plain HTTP. The instance's answer is capped at INSTCLIENT_BODY_MAX. Any thread.
+ * plain HTTP. 200 and 202 (accepted: an asynchronous operation started) are success.
+ * The instance's answer is capped at INSTCLIENT_BODY_MAX. Any thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +22,7 @@
 #include <unistd.h>
 
 #include "api/instance_v1.h"
-#include "controller/ctl.h"
+#include "controller/internal.h"
 #include "controller/desired.h"
 #include "controller/owner.h"
 #include "lib/alloc.h"
@@ -37,7 +38,7 @@ static int answer_of(long http, struct buf *resp, const char *url, json_t **answ
 	struct api_inst_error ae = { 0 };
 	json_t *j = NULL;
 
-	if (http == 200) {
+	if (http == 200 || http == 202) { /* 202: accepted, started (POST /v1/backup) */
 		(void)jsonx_loadb(resp->data ? resp->data : "{}", resp->len ? resp->len : 2,
 		                  INSTCLIENT_BODY_MAX, &j, NULL);
 		if (answer)
@@ -67,7 +68,7 @@ json_t *ctl_operator_tls_secret(struct ctl *c, const char *ns, const char *clust
 	        json_object_get(jsonx_get(sec, "metadata.labels"), CTL_LABEL_CLUSTER));
 	/* only the cluster's own: a namesake someone else made would pick whom we trust */
 	own = sec && label && strcmp(label, cluster) == 0 &&
-	      ctl_owner_is(sec, ctl_json_str(rc, "metadata.uid"));
+	      ctl_owner_is(sec, jsonx_get_string(rc, "metadata.uid"));
 	json_decref(rc);
 	if (own)
 		return sec;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "controller/controller.h"
-#include "controller/ctl.h"
+#include "controller/internal.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
@@ -235,6 +235,7 @@ static void teardown(struct ctl *c, int code)
 	strmap_release(&c->memos, free);
 	strmap_release(&c->bk_obs, free);
 	strmap_release(&c->bk_stats, free);
+	strmap_release(&c->cl_stats, free);
 	pthread_mutex_destroy(&c->mu);
 	settings_release(ctl_settings_table, ctl_settings_count, &c->set);
 }
@@ -261,6 +262,7 @@ int controller_main(int argc, char **argv)
 	strmap_init(&c->memos);
 	strmap_init(&c->bk_obs);
 	strmap_init(&c->bk_stats);
+	strmap_init(&c->cl_stats);
 	ctl_metrics_init(&c->metrics);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (setup(c, &e) < 0) {

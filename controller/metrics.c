@@ -10,12 +10,14 @@
  *   (histogram, the pause the old primary's manager measured), redis_operator_events_total,
  *   redis_operator_leader, redis_operator_workqueue_depth, redis_operator_clusters,
  *   redis_operator_api_requests_total{verb} (every Kubernetes API request both clients
- *   sent, watches and leader-Lease renewals included: lib/k8s/client's counters).
+ *   sent, watches and leader-Lease renewals included: lib/k8s/client's counters);
+ * per cluster: the backups (below) and redis_operator_cluster_* (metrics_cluster.h).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "controller/ctl.h"
+#include "controller/internal.h"
+#include "controller/metrics_cluster.h"
 #include "lib/buf.h"
 
 static const double failover_bounds[CTL_HIST_BUCKETS] = { 0.5, 1, 2, 3, 5, 10, 15, 30, 60, 120 };
@@ -165,5 +167,5 @@ int ctl_metrics_render(struct ctl *c, struct buf *o)
 	      c->inf[CTL_INF_CLUSTERS] ? (long long)k8s_informer_len(c->inf[CTL_INF_CLUSTERS]) : 0);
 	api_requests(o, c);
 	backup_series(o, c);
-	return 0;
+	return ctl_metrics_cluster_render(c, o);
 }

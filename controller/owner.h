@@ -5,7 +5,7 @@
  * and labels are anyone's to write: a pod a user made with the cluster's labels, or one
  * left behind by a deleted cluster of the same name (deleted with --cascade=orphan),
  * carries them too. Only an object whose metadata.ownerReferences hold one with
- * controller=true and this RedisCluster's uid is the cluster's. The view (model.h) holds
+ * controller=true and this RedisCluster's uid is the cluster's. The view (view.h) holds
  * only those; the others are foreign: never fenced, promoted, repointed, labelled,
  * resized, deleted or counted as instances, only reported: foreign pods in
  * status.foreignPods, foreign PVCs in status.danglingPVCs, and a Warning event
@@ -21,7 +21,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "controller/model.h"
+#include "controller/actions.h"
 
 /* The most names status.foreignPods holds (the CRD's maxItems); more are not listed. */
 #define CTL_FOREIGN_MAX 256

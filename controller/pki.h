@@ -19,9 +19,23 @@
  *                           (/etc/redis-operator/http-tls): server pair, client CA as
  *                           ca.crt, the peer pair and the server CA as peer-ca.crt.
  * The controller generates both when it creates them (apply.c, as it does passwords):
- * the operator Secret first, then the instance Secret from its CAs. Nothing is rotated:
- * certificates last CTL_PKI_DAYS. Host names are not checked (pods are called by IP,
- * which changes); the chain is, against a CA that exists only for this cluster.
+ * the operator Secret first, then the instance Secret from its CAs. Host names are not
+ * checked (pods are called by IP, which changes); the chain is, against a CA that exists
+ * only for this cluster.
+ *
+ * Renewal (the planner asks, the applier re-issues by a merge patch with stringData):
+ *   - a certificate is due at CTL_PKI_RENEW_NUM/CTL_PKI_RENEW_DEN of its lifetime
+ *     (ctl_pki_renew_due): leaves live CTL_PKI_LEAF_DAYS, CAs CTL_PKI_CA_DAYS;
+ *   - <cluster>-operator-tls: a CA due → both CAs and the client certificate anew (the
+ *     pods follow through the instance Secret below: polls fail until their volume
+ *     shows it); only the client certificate due → a new one from the same client CA
+ *     (the pods notice nothing);
+ *   - <cluster>-instance-tls records the CAs that signed it (annotation CTL_PKI_CA_ANN:
+ *     both CA fingerprints) and is re-issued when they differ from the operator Secret's
+ *     (that Secret was deleted and made again, or its CAs renewed), or when its server or
+ *     peer certificate is due. The managers load the new files without a restart.
+ * Material that does not parse is not judged (the poller reports it; deleting the Secret
+ * makes it anew).
  *
  * Pure functions over Secret objects (data base64, or stringData as just built); any
  * thread. Key material never reaches an error message.
@@ -35,7 +49,14 @@
 
 #include "lib/err.h"
 
-#define CTL_PKI_DAYS          3650
+/* Lifetimes: a leaf (the pods' server and peer certificates, the controller's client
+ * certificate) 90 days, the span public CAs use, so a leaked key is short-lived and the
+ * renewal path runs every two months, not once a decade; a CA 5 years (1826 days), renewed
+ * at 3 1/3, so a leaf (90 days) issued just before never outlives its CA. */
+#define CTL_PKI_LEAF_DAYS     90
+#define CTL_PKI_CA_DAYS       1826
+#define CTL_PKI_RENEW_NUM     2 /* renew at 2/3 of the lifetime: 30 days of margin for a leaf */
+#define CTL_PKI_RENEW_DEN     3
 #define CTL_PKI_CONTROLLER_CN "redis-operator"
 #define CTL_PKI_PEER_CN       "redis-operator-peer" /* instance/http.c INST_PEER_CN */
 
@@ -71,9 +92,10 @@ struct ctl_pki_client {
 /* Adds stringData to secret (<cluster>-operator-tls as desired): two new CAs and the
  * controller's client certificate. 0, or -EIO when OpenSSL fails. */
 int ctl_pki_fill_operator(json_t *secret, const char *cluster, struct err *e);
-/* Adds stringData to secret (<cluster>-instance-tls as desired): a new server pair and
- * peer pair signed by the CAs of op (<cluster>-operator-tls as read). -EINVAL with e
- * naming op's Secret and key when its material is missing or bad. */
+/* Adds stringData to secret (<cluster>-instance-tls as desired, or a patch of it): a new
+ * server pair and peer pair signed by the CAs of op (<cluster>-operator-tls as read), and
+ * the annotation CTL_PKI_CA_ANN naming those CAs. -EINVAL with e naming op's Secret and
+ * key when its material is missing or bad. */
 int ctl_pki_fill_instance(json_t *secret, json_t *op, const char *cluster, struct err *e);
 /*
  * The controller's side from op (<cluster>-operator-tls as read), validated (the CA parses,
@@ -91,5 +113,44 @@ void ctl_pki_client_release(struct ctl_pki_client *c);
 bool ctl_pki_pod_uses_tls(json_t *pod);
 /* Wipes every value of secret's stringData in place (after it was sent). */
 void ctl_pki_wipe(json_t *secret);
+
+/* --- renewal ----------------------------------------------------------------------- */
+
+/* On <cluster>-instance-tls: "<server CA SHA-256>.<client CA SHA-256>" (hex) of the
+ * operator Secret whose CAs signed it. */
+#define CTL_PKI_CA_ANN    "redis.io/operator-ca"
+#define CTL_PKI_CA_FP_LEN (2 * 64 + 2) /* two fingerprints, the dot, the NUL */
+#define CTL_PKI_WHY_MAX   160          /* a reason below, with the NUL */
+
+/* Whether a certificate valid from not_before_ms to not_after_ms (wall ms) is due for
+ * renewal at now_ms: at or past CTL_PKI_RENEW_NUM/DEN of its window, or expired. A
+ * window that is empty or reversed is due; a certificate not valid yet is not. Pure. */
+bool ctl_pki_renew_due(int64_t now_ms, int64_t not_before_ms, int64_t not_after_ms);
+
+/* What <cluster>-operator-tls needs. */
+enum ctl_pki_renewal {
+	CTL_PKI_RENEW_NONE,
+	CTL_PKI_RENEW_CLIENT, /* the controller's certificate only, from the same client CA */
+	CTL_PKI_RENEW_CAS,    /* both CAs and the client certificate anew */
+};
+
+/* The verdict for op (<cluster>-operator-tls as read) at now_ms; why (CTL_PKI_WHY_MAX
+ * bytes) names the key and the reason ("key server-ca.crt: due for renewal (expires
+ * 2031-12-01)") or is "". Material that does not parse: NONE. */
+enum ctl_pki_renewal ctl_pki_operator_due(json_t *op, int64_t now_ms, char *why, size_t len);
+/* Whether inst (<cluster>-instance-tls as read) must be re-issued from op: the annotation
+ * CTL_PKI_CA_ANN is missing or names other CAs, or tls.crt or peer.crt is due. why as
+ * above. false when op's CAs or inst's certificates do not parse. */
+bool ctl_pki_instance_due(json_t *inst, json_t *op, int64_t now_ms, char *why, size_t len);
+/* The CA fingerprint of op (the value of CTL_PKI_CA_ANN) into out. 0, or -EINVAL with e
+ * naming the Secret and the key. */
+int ctl_pki_ca_fingerprint(json_t *op, char out[CTL_PKI_CA_FP_LEN], struct err *e);
+/*
+ * stringData for a merge patch of op (<cluster>-operator-tls as read) into patch: the
+ * CAs of op kept unless one is due at now_ms or does not parse (then new ones), and a
+ * new client certificate from the client CA. 0, or -EIO when OpenSSL fails.
+ */
+int ctl_pki_renew_operator(json_t *patch, json_t *op, const char *cluster, int64_t now_ms,
+                           struct err *e);
 
 #endif

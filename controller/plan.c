@@ -3,7 +3,7 @@
  * table at the end is the order. A step returns false when the plan must stop after
  * it (its actions have to take effect before anything later makes sense).
  *
- * Owned objects are compared with ctl_json_contains (only the fields the controller
+ * Owned objects are compared with jsonx_contains (only the fields the controller
  * writes), so a step adds a patch only when something it owns differs, and a cluster
  * at rest produces an empty plan.
  */
@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/acl_config.h"
 #include "controller/failover.h"
+#include "controller/pki.h"
+#include "controller/sentinel.h"
+#include "controller/unsupported.h"
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
 
@@ -44,11 +48,11 @@ static void ensure(struct ctl_plan *p, const struct k8s_resource *res, json_t *h
 	for (size_t i = 0; owned[i]; i++) {
 		json_t *w = jsonx_get(want, owned[i]);
 
-		if (w && !ctl_json_contains(jsonx_get(have, owned[i]), w))
+		if (w && !jsonx_contains(jsonx_get(have, owned[i]), w))
 			jsonx_set_path(patch, owned[i], json_incref(w));
 	}
 	if (json_object_size(patch))
-		ctl_plan_patch(p, res, ctl_json_str(want, "metadata.name"), patch);
+		ctl_plan_patch(p, res, jsonx_get_string(want, "metadata.name"), patch);
 	else
 		json_decref(patch);
 	json_decref(want);
@@ -78,11 +82,22 @@ static void io_back(struct plan_state *s, const struct failover_io *io)
 	s->progressing |= io->progressing;
 }
 
-/* Failover, switchover and primary restart in flight, or a primary just confirmed down. */
+static bool sentinel_mode(const struct ctl_view *v)
+{
+	return v->rc->spec.mode == API_MODE_SENTINEL;
+}
+
+/* Failover, switchover and primary restart in flight, or a primary just confirmed down.
+ * In sentinel mode Sentinel is the only promoter: the controller follows it instead
+ * (controller/sentinel.h), and never starts a failover of its own. */
 static bool step_failover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
 	struct failover_io io = io_of(s);
-	bool go = failover_step(v, &io, p);
+	bool go;
+
+	if (sentinel_mode(v))
+		return sentinel_step_primary(v, s, p);
+	go = failover_step(v, &io, p);
 
 	io_back(s, &io);
 	return go;
@@ -110,10 +125,10 @@ static void start_restart(const struct ctl_view *v, struct plan_state *s, struct
 static bool step_mode(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
 	(void)p;
-	if (v->rc->spec.mode == API_MODE_STANDALONE)
+	if (v->rc->spec.mode == API_MODE_STANDALONE || sentinel_mode(v))
 		return true;
 	s->phase = "Unsupported";
-	s->phase_reason = "only mode: standalone is implemented by this controller";
+	s->phase_reason = "only modes standalone and sentinel are implemented by this controller";
 	return false;
 }
 
@@ -155,16 +170,44 @@ static void tls_secret(struct ctl_plan *p, json_t *obj, enum ctl_fill_tls fill)
 	p->acts[p->n - 1].ignore_exists = true;
 }
 
+/* Re-issues a TLS Secret's material by a merge patch (controller/pki.h: renewal). */
+static void tls_renew(struct ctl_plan *p, const struct ctl_view *v, const char *suffix,
+                      enum ctl_fill_tls fill, const char *why)
+{
+	char name[CTL_NAME_MAX + 1];
+
+	desired_name(v->rc, suffix, name, sizeof(name));
+	ctl_plan_patch(p, &k8s_res_secrets, name, json_object());
+	p->acts[p->n - 1].fill_tls = fill;
+	ctl_plan_event(p, false, "CertificatesRenewed", "Secret %s/%s re-issued: %s", v->ns, name,
+	               why);
+}
+
+/* The two TLS Secrets: made when missing, re-issued when due or signed by other CAs. */
+static void tls_secrets(const struct ctl_view *v, struct ctl_plan *p)
+{
+	json_t *op = v->child[CTL_CHILD_OPERATOR_TLS], *inst = v->child[CTL_CHILD_INSTANCE_TLS];
+	enum ctl_pki_renewal op_due = CTL_PKI_RENEW_NONE;
+	char why[CTL_PKI_WHY_MAX];
+
+	if (!op)
+		tls_secret(p, desired_operator_tls_secret(v->rc), CTL_FILL_TLS_OPERATOR);
+	else if ((op_due = ctl_pki_operator_due(op, v->now_wall_ms, why, sizeof(why))))
+		tls_renew(p, v, DESIRED_OPERATOR_TLS, CTL_FILL_TLS_OPERATOR, why);
+	if (!inst) /* after the operator's: signed by its CAs */
+		tls_secret(p, desired_instance_tls_secret(v->rc), CTL_FILL_TLS_INSTANCE);
+	else if (op && op_due != CTL_PKI_RENEW_CAS && /* new CAs: next round, from the new Secret */
+	         ctl_pki_instance_due(inst, op, v->now_wall_ms, why, sizeof(why)))
+		tls_renew(p, v, DESIRED_INSTANCE_TLS, CTL_FILL_TLS_INSTANCE, why);
+}
+
 static bool step_secrets(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
 	if (!v->rc->spec.auth_secret.name && !v->child[CTL_CHILD_AUTH_SECRET])
 		random_secret(p, desired_auth_secret(v->rc));
 	if (!v->child[CTL_CHILD_OPERATOR_SECRET])
 		random_secret(p, desired_operator_secret(v->rc));
-	if (!v->child[CTL_CHILD_OPERATOR_TLS])
-		tls_secret(p, desired_operator_tls_secret(v->rc), CTL_FILL_TLS_OPERATOR);
-	if (!v->child[CTL_CHILD_INSTANCE_TLS]) /* after the operator's: signed by its CAs */
-		tls_secret(p, desired_instance_tls_secret(v->rc), CTL_FILL_TLS_INSTANCE);
+	tls_secrets(v, p);
 	if (!v->auth_secret_missing)
 		return true;
 	s->phase = "Waiting for the auth Secret";
@@ -199,6 +242,8 @@ static bool step_services(const struct ctl_view *v, struct plan_state *s, struct
 	for (int i = 0; i < DESIRED_SVC_COUNT; i++)
 		ensure(p, &k8s_res_services, v->child[slot[i]],
 		       desired_service(v->rc, (enum desired_service)i), own_svc);
+	ensure(p, &k8s_res_services, v->child[CTL_CHILD_SVC_SENTINEL],
+	       desired_sentinel_service(v->rc), own_svc);
 	return true;
 }
 
@@ -215,6 +260,9 @@ static bool step_hibernation(const struct ctl_view *v, struct plan_state *s, str
 			any = true;
 		}
 	}
+	for (size_t i = 0; i < v->nsentinels; i++) /* they would call the master down */
+		if (!v->sentinels[i].deleting)
+			ctl_plan_delete(p, &k8s_res_pods, v->sentinels[i].name);
 	if (any)
 		ctl_plan_event(p, false, "Hibernating",
 		               "hibernation on: deleting the pods, keeping "
@@ -239,10 +287,31 @@ static bool found_primary(const struct ctl_view *v)
 	return false;
 }
 
+/* spec.bootstrap: no pod before its backup is usable (controller/bootstrap.h). */
+static bool bootstrap(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+{
+	ctl_bootstrap_judge(v, &s->boot);
+	if (s->boot.wanted && !s->boot.done) {
+		s->phase = "Bootstrapping from a backup";
+		s->phase_reason = s->boot.message;
+		s->progressing = true;
+	}
+	if (!s->boot.blocked)
+		return true;
+	s->phase = "Waiting for the bootstrap backup";
+	s->phase_reason = s->boot.message;
+	ctl_plan_requeue(p, s->boot.requeue_ms);
+	return false;
+}
+
+/* After bootstrap: no primary is chosen before spec.bootstrap's backup is usable. */
 static bool step_choose_primary(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
 	int best = 0;
 	char now[CTL_TIME_MAX];
+
+	if (!bootstrap(v, s, p))
+		return false;
 
 	if (v->rc->status.current_primary && *v->rc->status.current_primary) {
 		s->primary = v->rc->status.current_primary;
@@ -365,14 +434,18 @@ static bool kept(const struct slots *sl, int serial)
 	return false;
 }
 
+/* boot: the bootstrap's judgement for the first primary (restore source); NULL: none. */
 static void create_instance(const struct ctl_view *v, struct ctl_plan *p, int serial,
-                            const char *role)
+                            const char *role, const struct ctl_bootstrap *boot)
 {
 	if (v->rc->spec.storage.type != API_STORAGE_EMPTYDIR && !pvc_of(v, serial)) {
 		ctl_plan_create(p, &k8s_res_pvcs, desired_pvc(v->rc, serial));
 		p->acts[p->n - 1].ignore_exists = true;
 	}
-	ctl_plan_create(p, &k8s_res_pods, desired_pod(v->rc, v->cfg, serial, role));
+	ctl_plan_create(p, &k8s_res_pods,
+	                boot && boot->restore ? desired_bootstrap_pod(v->rc, v->cfg, serial,
+	                                                              boot->restore, boot->secret)
+	                                      : desired_pod(v->rc, v->cfg, serial, role));
 }
 
 /* Highest serials go first (the slots keep the lowest); Retain keeps their PVCs, which a
@@ -483,6 +556,12 @@ static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl
 	struct slots sl;
 
 	plan_slots(v, s, &sl);
+	if (!s->primary_pod && primary > 0 && sentinel_holds_primary(v, s)) {
+		s->phase = "Waiting for Sentinel to promote a replica";
+		s->progressing = true;
+		ctl_plan_requeue(p, REQUEUE_FAST_MS);
+		return true; /* the sentinel pods, labels... go on */
+	}
 	if (!s->primary_pod && primary > 0 && v->lease.state == CTL_LEASE_HELD &&
 	    strcmp(v->lease.holder, s->primary) == 0) {
 		/* its old incarnation may still run: its release (or expiry) comes first */
@@ -491,7 +570,7 @@ static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl
 		return false;
 	}
 	if (!s->primary_pod && primary > 0) {
-		create_instance(v, p, primary, CTL_ROLE_PRIMARY);
+		create_instance(v, p, primary, CTL_ROLE_PRIMARY, &s->boot);
 		s->phase = "Creating the primary";
 		s->progressing = true;
 		ctl_plan_requeue(p, REQUEUE_FAST_MS);
@@ -513,7 +592,7 @@ static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl
 		if (sl.keep[i] == primary)
 			continue;
 		if (!pod) {
-			create_instance(v, p, sl.keep[i], CTL_ROLE_REPLICA);
+			create_instance(v, p, sl.keep[i], CTL_ROLE_REPLICA, NULL);
 			s->progressing = true;
 		} else if (!pod->deleting && ph &&
 		           (strcmp(ph, "Failed") == 0 || strcmp(ph, "Succeeded") == 0)) {
@@ -523,6 +602,12 @@ static bool step_pods(const struct ctl_view *v, struct plan_state *s, struct ctl
 		}
 	}
 	return true;
+}
+
+/* Sentinel mode: the sentinel pods (controller/sentinel.h). */
+static bool step_sentinels(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
+{
+	return sentinel_step_pods(v, s, p);
 }
 
 /* --- steps: keeping the instances in line -------------------------------------------- */
@@ -551,6 +636,8 @@ static bool lease_holder(const struct ctl_view *v, const struct ctl_pod *pod)
  */
 static bool step_split_brain(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
+	if (sentinel_mode(v))
+		return true; /* Sentinel demotes a returning old master (docs/sentinel.md) */
 	for (size_t i = 0; i < v->npods; i++) {
 		const struct ctl_pod *pod = &v->pods[i];
 
@@ -592,6 +679,8 @@ static bool step_follow(const struct ctl_view *v, struct plan_state *s, struct c
 {
 	const struct ctl_pod *pp = s->primary_pod;
 
+	if (sentinel_mode(v))
+		return true; /* Sentinel re-points the replicas */
 	if (pp && pp->ip && ctl_inst_current(v, &pp->inst) &&
 	    ctl_inst_is_writable_primary(&pp->inst))
 		failover_follow(v, p, pp, NULL);
@@ -665,7 +754,7 @@ static bool step_password(const struct ctl_view *v, struct plan_state *s, struct
 			if (v->pods[i].deleting)
 				continue;
 			body = desired_live_config(v->rc);
-			json_object_set_new(body, "dropOldPasswords", json_true());
+			json_object_set_new(body, API_INST_DROP_OLD_PASSWORDS, json_true());
 			ctl_plan_instance(p, &v->pods[i], "config", body);
 		}
 		ctl_plan_event(p, false, "PasswordRotated",
@@ -696,9 +785,18 @@ static bool step_switchover_request(const struct ctl_view *v, struct plan_state 
 {
 	const char *want = annotation(v, CTL_ANN_SWITCHOVER);
 	const struct ctl_pod *t;
+	const char *why;
 
 	if (!want)
 		return true;
+	if (sentinel_mode(v) && strcmp(want, s->primary) != 0) {
+		if (sentinel_start_switchover(v, s, p, "requested", true, &why))
+			return false;
+		ctl_plan_event(p, true, "SwitchoverWaiting", "switchover through Sentinel: %s",
+		               why);
+		ctl_plan_requeue(p, REQUEUE_SLOW_MS);
+		return true;
+	}
 	if (strcmp(want, s->primary) == 0) {
 		ctl_plan_add(p, CTL_ACT_CLUSTER)->obj =
 		        json_pack("{s:{s:{s:n}}}", "metadata", "annotations", CTL_ANN_SWITCHOVER);
@@ -778,6 +876,20 @@ static const struct ctl_pod *best_updated_replica(const struct ctl_view *v,
 	return best;
 }
 
+/* Sentinel moves the primary away (the only promoter); the old one then rolls as a
+ * replica. */
+static bool update_primary_sentinel(const struct ctl_view *v, struct plan_state *s,
+                                    struct ctl_plan *p)
+{
+	const char *why;
+
+	if (sentinel_start_switchover(v, s, p, "rolling update", false, &why))
+		return false;
+	s->phase_reason = why;
+	ctl_plan_requeue(p, REQUEUE_SLOW_MS);
+	return true;
+}
+
 static bool update_primary(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
 	const char *approve = annotation(v, CTL_ANN_APPROVE);
@@ -793,6 +905,8 @@ static bool update_primary(const struct ctl_view *v, struct plan_state *s, struc
 	if (approved)
 		ctl_plan_add(p, CTL_ACT_CLUSTER)->obj =
 		        json_pack("{s:{s:{s:n}}}", "metadata", "annotations", CTL_ANN_APPROVE);
+	if (sentinel_mode(v))
+		return update_primary_sentinel(v, s, p);
 	if (t && (v->rc->spec.primary_update_method != API_UPDATE_RESTART || ephemeral)) {
 		start_switchover(v, s, p, t, "rolling update");
 		return false;
@@ -819,6 +933,10 @@ static bool step_rolling(const struct ctl_view *v, struct plan_state *s, struct 
 		return true;
 	s->progressing = true;
 	s->phase = "Upgrading";
+	if (sentinel_mode(v) && v->fo.active) {
+		s->phase_reason = "waiting for the move Sentinel was asked for";
+		return true;
+	}
 	if (!all_settled(v)) {
 		s->phase_reason = "waiting for every instance to be ready and caught up";
 		ctl_plan_requeue(p, REQUEUE_SLOW_MS);
@@ -842,11 +960,12 @@ static bool step_pdb(const struct ctl_view *v, struct plan_state *s, struct ctl_
 		enum ctl_child slot;
 		const char *suffix;
 	} pdbs[] = { { DESIRED_PDB_PRIMARY, CTL_CHILD_PDB_PRIMARY, "-primary" },
-		     { DESIRED_PDB_REPLICA, CTL_CHILD_PDB_REPLICA, "-replica" } };
+		     { DESIRED_PDB_REPLICA, CTL_CHILD_PDB_REPLICA, "-replica" },
+		     { DESIRED_PDB_SENTINEL, CTL_CHILD_PDB_SENTINEL, "-sentinel" } };
 	char name[CTL_NAME_MAX + 1];
 
 	(void)s;
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof(pdbs) / sizeof(pdbs[0]); i++) {
 		json_t *want = desired_pdb(v->rc, pdbs[i].which);
 
 		if (want) {
@@ -861,7 +980,7 @@ static bool step_pdb(const struct ctl_view *v, struct plan_state *s, struct ctl_
 
 static bool step_connection(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
-	json_t *want = desired_connection_secret(v->rc, v->password);
+	json_t *want = desired_connection_secret_ca(v->rc, v->password, v->tls_ca_b64);
 
 	(void)s;
 	if (want)
@@ -882,6 +1001,7 @@ static bool (*const steps[])(const struct ctl_view *, struct plan_state *, struc
 	step_choose_primary,
 	step_failover,
 	step_pods,
+	step_sentinels, /* sentinel mode only */
 	step_labels,
 	step_split_brain,
 	step_user_fencing,
@@ -925,6 +1045,8 @@ void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p)
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
 		if (!steps[i](v, &s, p))
 			break;
+	ctl_unsupported_event(v, p);
+	ctl_acl_config_event(v, p);
 	wait_for_current_answers(v, p);
 	p->phase = s.phase;
 	s.dangling = plan_dangling_pvcs(v, &s, p);

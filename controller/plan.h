@@ -32,8 +32,9 @@
 
 #include <stdbool.h>
 
+#include "controller/bootstrap.h"
 #include "controller/desired.h"
-#include "controller/model.h"
+#include "controller/actions.h"
 
 /* What the steps share while building one plan. */
 struct plan_state {
@@ -46,6 +47,7 @@ struct plan_state {
 	const char *phase_reason;          /* static text */
 	bool progressing;                  /* creating, updating, failing over... */
 	json_t *dangling;                  /* status.danglingPVCs (plan_dangling_pvcs) */
+	struct ctl_bootstrap boot;         /* spec.bootstrap (controller/bootstrap.h) */
 };
 
 void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p);

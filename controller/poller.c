@@ -1,9 +1,10 @@
 /*
- * poller: every poll period, GET /v1/status of every data pod at once (lib/k8s/multi,
+ * poller: every poll period, GET /v1/status of every data and sentinel pod at once (lib/k8s/multi,
  * one deadline for all), store the answers in ctl->insts and queue the clusters whose
  * instances changed in a way the planner reads (ctl_inst_significant_change): a role,
  * readiness, fencing or link change, or an instance becoming unreachable. Offsets alone
- * never queue anything (the status refresh picks them up).
+ * never queue anything (the status refresh picks them up). Once a minute the thread hands
+ * the allocator's free pages back (malloc_trim: docs/footprint.md).
  *
  * Only the leader polls. A result is kept per "ns/pod" together with the pod uid it
  * was for; a new incarnation of the pod starts with a fresh entry. Entries of pods that
@@ -18,12 +19,14 @@
  * the Secret, and the reason is logged once per change.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "controller/ctl.h"
+#include "controller/internal.h"
+#include "controller/metrics_cluster.h"
 #include "controller/owner.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
@@ -31,12 +34,14 @@
 #include "lib/k8s/multi.h"
 #include "lib/log.h"
 
-#define TLS_REQUEUE_MS 5000 /* a cluster without TLS material is looked at again */
+#define TLS_REQUEUE_MS 5000  /* a cluster without TLS material is looked at again */
+#define HEAP_TRIM_MS   60000 /* malloc_trim(0) at most this often (trim_heap) */
 
 struct target {
 	char key[K8S_INFORMER_KEY_MAX + 1];     /* ns/pod */
 	char cluster[K8S_INFORMER_KEY_MAX + 1]; /* ns/cluster */
 	char uid[64];
+	bool sentinel;                   /* a sentinel pod: ctl_inst_parse_sentinel */
 	char *url;                       /* NULL: not polled this round (no TLS material) */
 	const struct k8s_multi_tls *tls; /* borrowed from poll_state.clusters; NULL: http */
 };
@@ -60,6 +65,17 @@ struct poll_state {
 	struct strmap clusters;
 };
 
+/* A sentinel's view of the master changed (its epoch alone too: a failover ended). */
+static bool sentinel_change(const struct ctl_sentinel_obs *a, const struct ctl_sentinel_obs *b)
+{
+	return a->has_view != b->has_view || strcmp(a->master_host, b->master_host) != 0 ||
+	       a->master_port != b->master_port ||
+	       strcmp(a->master_status, b->master_status) != 0 ||
+	       a->failover_in_progress != b->failover_in_progress || a->quorum_ok != b->quorum_ok ||
+	       a->config_epoch != b->config_epoch || a->known_sentinels != b->known_sentinels ||
+	       a->known_replicas != b->known_replicas;
+}
+
 bool ctl_inst_significant_change(const struct ctl_inst *a, const struct ctl_inst *b,
                                  int failures_down)
 {
@@ -67,13 +83,15 @@ bool ctl_inst_significant_change(const struct ctl_inst *a, const struct ctl_inst
 
 	if (a->seen != b->seen || (a->failures == 0) != (b->failures == 0) || down_a != down_b)
 		return true;
+	if (strcmp(a->restore_phase, b->restore_phase) != 0) /* spec.bootstrap's condition */
+		return true;
 	return strcmp(a->state, b->state) != 0 || strcmp(a->role, b->role) != 0 ||
 	       a->ready != b->ready || a->fenced != b->fenced || a->lease_held != b->lease_held ||
 	       a->primary_crashed != b->primary_crashed || a->server_up != b->server_up ||
 	       a->loading != b->loading || a->syncing != b->syncing ||
 	       strcmp(a->link, b->link) != 0 || strcmp(a->master_host, b->master_host) != 0 ||
 	       a->master_port != b->master_port || strcmp(a->repl_id, b->repl_id) != 0 ||
-	       a->server_pid != b->server_pid;
+	       a->server_pid != b->server_pid || sentinel_change(&a->sen, &b->sen);
 }
 
 /* The pod's cluster is one this controller reconciles (--cluster-selector), and the pod
@@ -81,7 +99,7 @@ bool ctl_inst_significant_change(const struct ctl_inst *a, const struct ctl_inst
 static bool ours(struct ctl *c, const char *ns, const char *cluster, json_t *pod)
 {
 	json_t *obj = k8s_informer_get(c->inf[CTL_INF_CLUSTERS], ns, cluster);
-	bool own = obj && ctl_owner_is(pod, ctl_json_str(obj, "metadata.uid"));
+	bool own = obj && ctl_owner_is(pod, jsonx_get_string(obj, "metadata.uid"));
 
 	json_decref(obj);
 	return own;
@@ -123,8 +141,8 @@ static void refresh_tls(struct ctl *c, struct cluster_tls *ct, const char *ns, c
 	int rc = sec ? 0 : -ENOENT;
 
 	if (sec)
-		snprintf(version, sizeof(version), "%s/%s", ctl_json_str(sec, "metadata.uid"),
-		         ctl_json_str(sec, "metadata.resourceVersion"));
+		snprintf(version, sizeof(version), "%s/%s", jsonx_get_string(sec, "metadata.uid"),
+		         jsonx_get_string(sec, "metadata.resourceVersion"));
 	if (sec && strcmp(version, ct->version) == 0 &&
 	    (ct->rc || ct->pem.not_after_ms > clock_wall_ms())) {
 		json_decref(sec);
@@ -192,12 +210,14 @@ static size_t targets(struct ctl *c, struct poll_state *ps, struct target **out)
 	size_t i, n = 0;
 
 	json_array_foreach (pods, i, pod) {
-		const char *ns = ctl_json_str(pod, "metadata.namespace");
-		const char *name = ctl_json_str(pod, "metadata.name");
-		const char *uid = ctl_json_str(pod, "metadata.uid");
-		const char *ip = ctl_json_str(pod, "status.podIP");
+		const char *ns = jsonx_get_string(pod, "metadata.namespace");
+		const char *name = jsonx_get_string(pod, "metadata.name");
+		const char *uid = jsonx_get_string(pod, "metadata.uid");
+		const char *ip = jsonx_get_string(pod, "status.podIP");
 		const char *cl = json_string_value(
 		        json_object_get(jsonx_get(pod, "metadata.labels"), CTL_LABEL_CLUSTER));
+		const char *role = json_string_value(
+		        json_object_get(jsonx_get(pod, "metadata.labels"), CTL_LABEL_ROLE));
 		bool https = ctl_pki_pod_uses_tls(pod);
 
 		if (!ns || !name || !ip || !*ip || !cl || !uid || !ours(c, ns, cl, pod))
@@ -205,6 +225,7 @@ static size_t targets(struct ctl *c, struct poll_state *ps, struct target **out)
 		snprintf(t[n].key, sizeof(t[n].key), "%s/%s", ns, name);
 		snprintf(t[n].cluster, sizeof(t[n].cluster), "%s/%s", ns, cl);
 		snprintf(t[n].uid, sizeof(t[n].uid), "%s", uid);
+		t[n].sentinel = role && strcmp(role, CTL_ROLE_SENTINEL) == 0;
 		if (https)
 			ct = cluster_tls(c, ps, ns, cl, t[n].cluster);
 		if (https && ct->rc == 0)
@@ -237,7 +258,8 @@ static bool absorb(struct ctl *c, const struct target *t, const struct k8s_multi
 	cur = ent->value;
 	nw = *cur;
 	if (r->err == 0 && r->http == 200)
-		rc = ctl_inst_parse(r->body, r->body_len, &nw, NULL);
+		rc = t->sentinel ? ctl_inst_parse_sentinel(r->body, r->body_len, &nw, NULL)
+		                 : ctl_inst_parse(r->body, r->body_len, &nw, NULL);
 	if (rc == 0) {
 		nw.seen = true;
 		nw.failures = 0;
@@ -249,7 +271,7 @@ static bool absorb(struct ctl *c, const struct target *t, const struct k8s_multi
 	changed = ctl_inst_significant_change(cur, &nw, (int)c->set.poll_failures_down);
 	*cur = nw;
 	pthread_mutex_unlock(&c->mu);
-	if (rc == 0)
+	if (rc == 0 && !t->sentinel)
 		ctl_backup_observe(c, t->key, r->body, r->body_len);
 	if (rc)
 		atomic_fetch_add(&c->metrics.poll_errors, 1);
@@ -276,6 +298,7 @@ static void forget_gone(struct ctl *c, const struct target *t, size_t n)
 
 		strmap_remove(&c->insts, gone[i], &v);
 		free(v);
+		ctl_backup_forget_locked(c, gone[i]);
 		free(gone[i]);
 	}
 	pthread_mutex_unlock(&c->mu);
@@ -308,6 +331,9 @@ static void poll_once(struct ctl *c, struct poll_state *ps)
 			if (absorb(c, &t[idx[i]], &res[i], mono, wall))
 				(void)wq_add(c->q, t[idx[i]].cluster);
 	}
+	for (size_t i = 0; i < n; i++)
+		ctl_cm_observe(c, t[i].cluster, t[i].key);
+	ctl_cm_round_end(c, mono);
 	atomic_fetch_add(&c->metrics.polls, k);
 	forget_gone(c, t, n);
 	k8s_multi_results_release(res, k);
@@ -339,18 +365,33 @@ static bool early(struct ctl *c)
 	return true;
 }
 
+/* The once-a-second churn (answers, parsed statuses, reconcile views) leaves glibc holding
+ * freed memory: at 100 clusters 37 % of the heap (docs/footprint.md); give its free pages
+ * back once a minute. */
+static void trim_heap(int64_t *last_ms)
+{
+	int64_t now = clock_mono_ms();
+
+	if (now - *last_ms < HEAP_TRIM_MS)
+		return;
+	*last_ms = now;
+	(void)malloc_trim(0);
+}
+
 static void *poller_main(void *arg)
 {
 	struct ctl *c = arg;
 	struct k8s_multi_opts o = { .timeout_ms = (long)c->set.poll_timeout_ms,
 		                    .connect_timeout_ms = (long)c->set.poll_timeout_ms };
 	struct poll_state ps = { .m = k8s_multi_new(&o), .clusters = STRMAP_INIT };
+	int64_t trimmed_ms = clock_mono_ms();
 
 	while (!atomic_load(&c->poller_stop)) {
 		int64_t start = clock_mono_ms(), left;
 
 		if (atomic_load(&c->leading))
 			poll_once(c, &ps);
+		trim_heap(&trimmed_ms);
 		left = c->set.poll_period_ms - (clock_mono_ms() - start);
 		while (left > 0 && !atomic_load(&c->poller_stop) && !early(c)) {
 			sleep_ms(left < 20 ? left : 20);

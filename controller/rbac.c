@@ -24,17 +24,17 @@
 #define CACHED (LIST | WATCH) /* an informer (informers.c) */
 
 static const struct ctl_rbac_grant operator_grants[] = {
-	{ &k8s_res_redisclusters, NULL, GET | CACHED | PATCH, CTL_RBAC_ANY,
+	{ &api_res_redisclusters, NULL, GET | CACHED | PATCH, CTL_RBAC_ANY,
 	  "cached; patch: handled annotations removed (apply.c); get: pods' Role" },
-	{ &k8s_res_redisclusters, "status", PATCH, CTL_RBAC_ANY, "the status (apply.c)" },
-	{ &k8s_res_redisclusters, "finalizers", UPDATE, CTL_RBAC_ANY,
+	{ &api_res_redisclusters, "status", PATCH, CTL_RBAC_ANY, "the status (apply.c)" },
+	{ &api_res_redisclusters, "finalizers", UPDATE, CTL_RBAC_ANY,
 	  "owner references with blockOwnerDeletion (desired_owner_ref)" },
-	{ &k8s_res_redisbackups, NULL, CACHED | CREATE | PATCH | DELETE, CTL_RBAC_ANY,
+	{ &api_res_redisbackups, NULL, CACHED | CREATE | PATCH | DELETE, CTL_RBAC_ANY,
 	  "cached; create, delete: schedules and their history (backup_sched.c); patch: "
 	  "finalizer, attempt (backup.c)" },
-	{ &k8s_res_redisbackups, "status", PATCH, CTL_RBAC_ANY, "the status (backup.c)" },
-	{ &k8s_res_redisscheduledbackups, NULL, CACHED, CTL_RBAC_ANY, "cached (backup_sched.c)" },
-	{ &k8s_res_redisscheduledbackups, "status", PATCH, CTL_RBAC_ANY,
+	{ &api_res_redisbackups, "status", PATCH, CTL_RBAC_ANY, "the status (backup.c)" },
+	{ &api_res_redisscheduledbackups, NULL, CACHED, CTL_RBAC_ANY, "cached (backup_sched.c)" },
+	{ &api_res_redisscheduledbackups, "status", PATCH, CTL_RBAC_ANY,
 	  "the status (backup_sched.c)" },
 	{ &k8s_res_pods, NULL, GET | CACHED | CREATE | PATCH | DELETE, CTL_RBAC_ANY,
 	  "data pods (plan.c: created, role labels, deleted); get: pods' Role" },
@@ -68,7 +68,7 @@ static const struct ctl_rbac_grant leader_grants[] = {
 };
 
 static const struct ctl_rbac_grant pods_grants[] = {
-	{ &k8s_res_redisclusters, NULL, GET, CTL_RBAC_CLUSTER,
+	{ &api_res_redisclusters, NULL, GET, CTL_RBAC_CLUSTER,
 	  "the manager reads its RedisCluster (instance/kube.c)" },
 	{ &k8s_res_leases, NULL, GET | UPDATE, CTL_RBAC_LEASE,
 	  "take, renew, release the primary Lease (lib/k8s/lease, instance/lease.c)" },

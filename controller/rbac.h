@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "api/rediscluster.h"
+#include "api/resources.h"
 #include "lib/k8s/client.h"
 #include "lib/k8s/path.h"
 

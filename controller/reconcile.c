@@ -1,6 +1,6 @@
 /*
  * reconcile: the workers. Each takes a cluster key from the work queue, builds a view
- * (model.h) from the caches, the poll results and a few reads (the user's auth Secret),
+ * (view.h) from the caches, the poll results and a few reads (the user's auth Secret),
  * asks the planner what to do, has the applier do it, and schedules the next look:
  * soon when the plan waits for something, at the resync period otherwise, with backoff
  * when an action failed. The view holds only the children the cluster controls
@@ -16,9 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/acl_config.h"
 #include "controller/backup.h"
-#include "controller/ctl.h"
+#include "controller/bootstrap.h"
+#include "controller/internal.h"
 #include "controller/desired.h"
+#include "controller/failover_state.h"
+#include "controller/metrics_cluster.h"
 #include "controller/owner.h"
 #include "controller/plan.h"
 #include "lib/alloc.h"
@@ -41,6 +45,11 @@ struct gathered {
 	json_t *child[CTL_CHILD_COUNT];
 	char *password;
 	char auth_rv[K8S_RV_MAX + 1];
+	struct api_redis_backup boot; /* spec.bootstrap.backupName, when read */
+	bool boot_decoded;
+	struct err boot_err;
+	char *acl_config; /* controller/acl_config.h */
+	char *tls_ca;     /* v->tls_ca_b64 */
 };
 
 static struct ctl_memo *memo(struct ctl *c, const char *key)
@@ -97,10 +106,12 @@ static void children(struct ctl *c, struct gathered *g, const char *ns)
 		{ CTL_CHILD_SVC_ANY, CTL_INF_SERVICES, "-any" },
 		{ CTL_CHILD_PDB_PRIMARY, CTL_INF_PDBS, "-primary" },
 		{ CTL_CHILD_PDB_REPLICA, CTL_INF_PDBS, "-replica" },
+		{ CTL_CHILD_PDB_SENTINEL, CTL_INF_PDBS, "-sentinel" },
 		{ CTL_CHILD_LEASE, CTL_INF_LEASES, "-primary" },
 		{ CTL_CHILD_OPERATOR_TLS, CTL_INF_SECRETS, DESIRED_OPERATOR_TLS },
 		{ CTL_CHILD_INSTANCE_TLS, CTL_INF_SECRETS, DESIRED_INSTANCE_TLS },
 		{ CTL_CHILD_LEADER_ENDPOINTS, CTL_INF_ENDPOINTSLICES, "-leader" },
+		{ CTL_CHILD_SVC_SENTINEL, CTL_INF_SERVICES, DESIRED_SENTINEL_SUFFIX },
 	};
 	char name[CTL_NAME_MAX + 1];
 
@@ -129,16 +140,10 @@ static void list_of(struct ctl *c, enum ctl_inf inf, const struct api_redis_clus
 
 static bool condition_true(json_t *pod, const char *type)
 {
-	json_t *conds = jsonx_get(pod, "status.conditions"), *cd;
-	size_t i;
+	const char *s = jsonx_get_string(
+	        jsonx_find(jsonx_get(pod, "status.conditions"), "type", type), "status");
 
-	json_array_foreach (conds, i, cd) {
-		const char *t = ctl_json_str(cd, "type"), *s = ctl_json_str(cd, "status");
-
-		if (t && s && strcmp(t, type) == 0)
-			return strcmp(s, "True") == 0;
-	}
-	return false;
+	return s && strcmp(s, "True") == 0;
 }
 
 static const char *annotation(json_t *obj, const char *key)
@@ -154,23 +159,35 @@ static int cmp_pod(const void *a, const void *b)
 	                              : strcmp(x->name, y->name);
 }
 
+/* A sentinel pod (redis.io/role=sentinel) goes to v->sentinels, every other to v->pods. */
+static struct ctl_pod *pod_slot(struct ctl_view *v, json_t *o)
+{
+	const char *role =
+	        json_string_value(json_object_get(jsonx_get(o, "metadata.labels"), CTL_LABEL_ROLE));
+
+	if (role && strcmp(role, CTL_ROLE_SENTINEL) == 0)
+		return &v->sentinels[v->nsentinels++];
+	return &v->pods[v->npods++];
+}
+
 static void fill_pods(struct ctl *c, struct gathered *g, struct ctl_view *v)
 {
 	size_t i;
 	json_t *o;
 
 	v->pods = xcalloc(json_array_size(g->pods_json) + 1, sizeof(*v->pods));
+	v->sentinels = xcalloc(json_array_size(g->pods_json) + 1, sizeof(*v->sentinels));
 	json_array_foreach (g->pods_json, i, o) {
-		struct ctl_pod *p = &v->pods[v->npods++];
+		struct ctl_pod *p = pod_slot(v, o);
 
 		p->obj = o;
-		p->name = ctl_json_str(o, "metadata.name");
+		p->name = jsonx_get_string(o, "metadata.name");
 		p->serial = ctl_serial_of(v->name, p->name);
-		p->uid = ctl_json_str(o, "metadata.uid");
-		p->ip = ctl_json_str(o, "status.podIP");
+		p->uid = jsonx_get_string(o, "metadata.uid");
+		p->ip = jsonx_get_string(o, "status.podIP");
 		if (p->ip && !*p->ip)
 			p->ip = NULL;
-		p->phase = ctl_json_str(o, "status.phase");
+		p->phase = jsonx_get_string(o, "status.phase");
 		p->role_label = json_string_value(
 		        json_object_get(jsonx_get(o, "metadata.labels"), CTL_LABEL_ROLE));
 		p->spec_hash = annotation(o, CTL_ANN_SPEC_HASH);
@@ -182,6 +199,7 @@ static void fill_pods(struct ctl *c, struct gathered *g, struct ctl_view *v)
 			memset(&p->inst, 0, sizeof(p->inst)); /* a poll of an older incarnation */
 	}
 	qsort(v->pods, v->npods, sizeof(*v->pods), cmp_pod);
+	qsort(v->sentinels, v->nsentinels, sizeof(*v->sentinels), cmp_pod);
 }
 
 static void fill_pvcs(struct gathered *g, struct ctl_view *v)
@@ -195,13 +213,13 @@ static void fill_pvcs(struct gathered *g, struct ctl_view *v)
 		struct ctl_pvc *p = &v->pvcs[v->npvcs++];
 
 		p->obj = o;
-		p->name = ctl_json_str(o, "metadata.name");
+		p->name = jsonx_get_string(o, "metadata.name");
 		p->serial = ctl_serial_of(v->name, p->name);
 		p->deleting = jsonx_get(o, "metadata.deletionTimestamp") != NULL;
-		size = ctl_json_str(o, "spec.resources.requests.storage");
+		size = jsonx_get_string(o, "spec.resources.requests.storage");
 		if (!size || parse_quantity_bytes(size, &p->size, NULL) < 0)
 			p->size = 0;
-		size = ctl_json_str(o, "status.capacity.storage");
+		size = jsonx_get_string(o, "status.capacity.storage");
 		if (!size || parse_quantity_bytes(size, &p->capacity, NULL) < 0)
 			p->capacity = 0;
 	}
@@ -224,9 +242,10 @@ static void lease_state(struct ctl *c, const char *key, json_t *lease, struct ct
 		[K8S_LEASE_RECORD_VALID] = CTL_LEASE_HELD,
 		[K8S_LEASE_RECORD_EXPIRED] = CTL_LEASE_EXPIRED,
 	};
-	const char *holder = ctl_json_str(lease, "spec.holderIdentity");
+	const char *holder = jsonx_get_string(lease, "spec.holderIdentity");
 	json_t *tr = jsonx_get(lease, "spec.leaseTransitions");
 	struct ctl_memo *m;
+	int64_t expires;
 
 	memset(out, 0, sizeof(*out));
 	if (!lease)
@@ -236,19 +255,9 @@ static void lease_state(struct ctl *c, const char *key, json_t *lease, struct ct
 	pthread_mutex_lock(&c->mu);
 	m = memo(c, key);
 	(void)k8s_lease_seen_update(&m->lease_seen, lease, now);
-	out->state = states[k8s_lease_judge(lease, m->lease_seen.since_ms, now, NULL)];
+	out->state = states[k8s_lease_judge(lease, m->lease_seen.since_ms, now, &expires)];
 	pthread_mutex_unlock(&c->mu);
-}
-
-/* When the held Lease would expire if nothing renews it (ms from now). */
-static int64_t lease_expiry_in(struct ctl *c, const char *key, json_t *lease, int64_t now)
-{
-	int64_t expires;
-
-	pthread_mutex_lock(&c->mu);
-	(void)k8s_lease_judge(lease, memo(c, key)->lease_seen.since_ms, now, &expires);
-	pthread_mutex_unlock(&c->mu);
-	return expires - now;
+	out->expires_in_ms = expires - now;
 }
 
 /* --- the auth Secret -------------------------------------------------------------------- */
@@ -278,15 +287,29 @@ static void auth_secret(struct ctl *c, struct gathered *g, struct ctl_view *v)
 		             NULL);
 		v->auth_secret_missing = rc == -ENOENT;
 	}
-	b64 = ctl_json_str(sec, "data.password");
+	b64 = jsonx_get_string(sec, "data.password");
 	if (b64)
 		g->password = b64_decode(b64);
 	snprintf(g->auth_rv, sizeof(g->auth_rv), "%s",
-	         ctl_json_str(sec, "metadata.resourceVersion")
-	                 ? ctl_json_str(sec, "metadata.resourceVersion")
+	         jsonx_get_string(sec, "metadata.resourceVersion")
+	                 ? jsonx_get_string(sec, "metadata.resourceVersion")
 	                 : "");
 	v->password = g->password;
 	v->auth_secret_rv = g->auth_rv[0] ? g->auth_rv : NULL;
+	json_decref(sec);
+}
+
+/* spec.caSecret's ca.crt for the connection Secret (controller/desired.h). */
+static void server_ca(struct ctl *c, struct gathered *g, struct ctl_view *v)
+{
+	json_t *sec = NULL;
+	const char *b64;
+
+	if (!desired_server_tls(&g->rc) || !g->rc.spec.connection_secret.name ||
+	    k8s_get(c->kube, &k8s_res_secrets, v->ns, g->rc.spec.ca_secret.name, &sec, NULL) < 0)
+		return;
+	if ((b64 = jsonx_get_string(sec, "data[\"ca.crt\"]")))
+		v->tls_ca_b64 = g->tls_ca = xstrdup(b64);
 	json_decref(sec);
 }
 
@@ -305,6 +328,41 @@ static void auth_seen(struct ctl *c, const char *key, struct ctl_view *v)
 	pthread_mutex_unlock(&c->mu);
 }
 
+/* --- spec.bootstrap --------------------------------------------------------------------- */
+
+/* The RedisBackup to bootstrap from (the backups' cache), only while the cluster is not
+ * bootstrapped (controller/bootstrap.h), and whether its credentials Secret exists (read
+ * only while the first primary is still to be created). */
+static void boot_source(struct ctl *c, struct gathered *g, struct ctl_view *v)
+{
+	const struct api_bootstrap *bs = &g->rc.spec.bootstrap;
+	const char *cur = g->rc.status.current_primary;
+	json_t *obj, *sec = NULL;
+
+	if (!bs->set || !bs->backup_name || ctl_bootstrap_done(g->cluster))
+		return;
+	obj = k8s_informer_get(c->inf[CTL_INF_BACKUPS], v->ns, bs->backup_name);
+	v->boot.lookup = CTL_BOOT_NOT_FOUND;
+	if (!obj)
+		return;
+	if (api_redis_backup_decode(obj, &g->boot, &g->boot_err) < 0) {
+		v->boot.lookup = CTL_BOOT_INVALID;
+		v->boot.error = g->boot_err.msg;
+		json_decref(obj);
+		return;
+	}
+	json_decref(obj); /* the decoded copy keeps what it borrows (api/redisbackup.h) */
+	g->boot_decoded = true;
+	v->boot.lookup = CTL_BOOT_FOUND;
+	v->boot.backup = &g->boot;
+	v->boot.secret = ctl_backup_secret_name(g->cluster, &g->boot.spec.destination);
+	if (!v->boot.secret || (cur && *cur && ctl_view_pod(v, cur)))
+		return;
+	v->boot.secret_missing =
+	        k8s_get(c->kube, &k8s_res_secrets, v->ns, v->boot.secret, &sec, NULL) == -ENOENT;
+	json_decref(sec);
+}
+
 /* --- one reconcile ----------------------------------------------------------------------- */
 
 static void release(struct gathered *g, struct ctl_view *v)
@@ -319,7 +377,12 @@ static void release(struct gathered *g, struct ctl_view *v)
 	for (int i = 0; i < CTL_CHILD_COUNT; i++)
 		json_decref(g->child[i]);
 	free_secret(g->password);
+	free(g->acl_config);
+	free(g->tls_ca);
+	if (g->boot_decoded)
+		api_redis_backup_release(&g->boot);
 	free(v->pods);
+	free(v->sentinels);
 	free(v->pvcs);
 }
 
@@ -346,24 +409,48 @@ static void build_view(struct ctl *c, const char *key, struct gathered *g, struc
 	lease_state(c, key, g->child[CTL_CHILD_LEASE], &v->lease, now);
 	ctl_failover_read(g->cluster, &v->fo);
 	auth_secret(c, g, v);
+	server_ca(c, g, v);
 	auth_seen(c, key, v);
+	boot_source(c, g, v);
+	v->acl_config = g->acl_config = ctl_acl_config_check(c->kube, &g->rc, &v->acl_config_ok);
 	pthread_mutex_lock(&c->mu);
 	m = memo(c, key);
-	v->refresh_volatile = now - m->status_written_mono >= c->set.status_refresh_ms;
+	v->refresh_volatile =
+	        ctl_volatile_due(now - m->status_written_mono, c->set.status_refresh_ms,
+	                         ctl_lag_print(v->pods, v->npods) != m->lag_print);
 	v->roles_epoch_mono = m->roles_epoch_mono;
 	pthread_mutex_unlock(&c->mu);
 }
 
+/* A lag that changed is worth a write within refresh_ms; offsets and lastSeen alone move
+ * on every poll of a live cluster (a primary's offset with each replication ping), so a
+ * write for them alone would be one per resync for ever: they wait longer. */
+bool ctl_volatile_due(int64_t age_ms, int64_t refresh_ms, bool lag_changed)
+{
+	if (age_ms >= CTL_VOLATILE_AGE_FACTOR * refresh_ms)
+		return true;
+	return lag_changed && age_ms >= refresh_ms;
+}
+
+uint64_t ctl_lag_print(const struct ctl_pod *pods, size_t npods)
+{
+	uint64_t h = 14695981039346656037ull; /* FNV-1a over the lags */
+
+	for (size_t i = 0; i < npods; i++) {
+		h ^= (uint64_t)pods[i].inst.lag_bytes;
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
 /* Look again when the primary Lease would expire while its holder does not answer. */
-static void schedule_lease_check(struct ctl *c, const char *key, const struct ctl_view *v,
-                                 json_t *lease)
+static void schedule_lease_check(struct ctl *c, const char *key, const struct ctl_view *v)
 {
 	const struct ctl_pod *pp = ctl_view_pod(v, v->rc->status.current_primary);
-	int64_t left;
+	int64_t left = v->lease.expires_in_ms;
 
 	if (v->lease.state != CTL_LEASE_HELD || (pp && ctl_inst_ok(&pp->inst)))
 		return;
-	left = lease_expiry_in(c, key, lease, v->now_mono_ms);
 	(void)wq_add_after(c->q, key, left > 0 ? left + 50 : 50);
 }
 
@@ -383,7 +470,7 @@ static void log_plan(const struct ctl_view *v, const struct ctl_plan *p)
 	json_decref(d);
 }
 
-static int run_plan(struct ctl *c, const char *key, struct gathered *g, struct ctl_view *v)
+static int run_plan(struct ctl *c, const char *key, struct ctl_view *v)
 {
 	struct ctl_plan p;
 	int64_t not_yet_ms;
@@ -396,14 +483,15 @@ static int run_plan(struct ctl *c, const char *key, struct gathered *g, struct c
 	rc = ctl_apply(c, v, &p, &not_yet_ms);
 	if (not_yet_ms) /* an instance said "not yet": wait, this is no failure */
 		p.requeue_ms = not_yet_ms;
-	if (p.status) {
+	if (p.status) { /* written whole: the volatile fields are fresh, whatever caused it */
 		pthread_mutex_lock(&c->mu);
 		memo(c, key)->status_written_mono = v->now_mono_ms;
+		memo(c, key)->lag_print = ctl_lag_print(v->pods, v->npods);
 		pthread_mutex_unlock(&c->mu);
 	}
 	if (!rc && p.requeue_ms)
 		(void)wq_add_after(c->q, key, p.requeue_ms);
-	schedule_lease_check(c, key, v, g->child[CTL_CHILD_LEASE]);
+	schedule_lease_check(c, key, v);
 	ctl_plan_release(&p);
 	return rc;
 }
@@ -422,6 +510,7 @@ static void forget(struct ctl *c, const char *key)
 	pthread_mutex_lock(&c->mu);
 	if (strmap_remove(&c->memos, key, &m))
 		free(m);
+	ctl_cm_forget_locked(c, key);
 	pthread_mutex_unlock(&c->mu);
 }
 
@@ -450,7 +539,7 @@ int ctl_reconcile(struct ctl *c, const char *key)
 	}
 	g.decoded = true;
 	build_view(c, key, &g, &v);
-	rc = run_plan(c, key, &g, &v);
+	rc = run_plan(c, key, &v);
 out:
 	release(&g, &v);
 	return rc;
@@ -466,6 +555,7 @@ static void work(struct ctl *c, const char *key)
 
 	atomic_fetch_add(&c->metrics.reconciles, 1);
 	ctl_hist_observe(&c->metrics.reconcile_seconds, (double)(clock_mono_ms() - t0) / 1000.0);
+	ctl_cm_reconciled(c, key, (double)(clock_mono_ms() - t0) / 1000.0, rc && rc != -ECANCELED);
 	if (rc && rc != -ECANCELED) {
 		atomic_fetch_add(&c->metrics.reconcile_errors, 1);
 		(void)wq_add_rate_limited(c->q, key, &delay);

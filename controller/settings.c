@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "controller/ctl.h"
+#include "controller/internal.h"
 
 static const char *const levels[] = { "debug", "info", "warn", "error", NULL };
 static const char *const formats[] = { "json", "logfmt", NULL };
@@ -63,7 +63,7 @@ const struct settings_desc ctl_settings_table[] = {
 	{ "resync-period", SETTINGS_DURATION, "30s", 1000, HOUR, NULL, false, false, OFF(resync_ms),
 	  "Every cluster is reconciled at least this often." },
 	{ "status-refresh", SETTINGS_DURATION, "10s", 1000, HOUR, NULL, false, false,
-	  OFF(status_refresh_ms), "How often offsets and lags are written to the status." },
+	  OFF(status_refresh_ms), "How often a changed lag is written (offsets alone: 10x)." },
 	{ "backoff-base", SETTINGS_DURATION, "100ms", 1, 60000, NULL, false, false,
 	  OFF(backoff_base_ms), "First retry delay of a failed reconcile." },
 	{ "backoff-cap", SETTINGS_DURATION, "30s", 10, HOUR, NULL, false, false,

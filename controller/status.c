@@ -14,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "controller/acl_config.h"
 #include "controller/plan.h"
+#include "controller/sentinel.h"
+#include "controller/unsupported.h"
 #include "lib/jsonx.h"
 
 #define TIME_TO_READY_MAX 16
@@ -72,24 +75,15 @@ static json_t *instances_json(const struct ctl_view *v, const struct plan_state 
 
 static json_t *old_condition(const struct ctl_view *v, const char *type)
 {
-	json_t *conds = jsonx_get(v->obj, "status.conditions"), *c;
-	size_t i;
-
-	json_array_foreach (conds, i, c) {
-		const char *t = ctl_json_str(c, "type");
-
-		if (t && strcmp(t, type) == 0)
-			return c;
-	}
-	return NULL;
+	return jsonx_find(jsonx_get(v->obj, "status.conditions"), "type", type);
 }
 
 static json_t *condition(const struct ctl_view *v, const char *type, bool status,
                          const char *reason, const char *message)
 {
 	json_t *old = old_condition(v, type);
-	const char *st = status ? "True" : "False", *was = ctl_json_str(old, "status");
-	const char *since = ctl_json_str(old, "lastTransitionTime");
+	const char *st = status ? "True" : "False", *was = jsonx_get_string(old, "status");
+	const char *since = jsonx_get_string(old, "lastTransitionTime");
 	char now[CTL_TIME_MAX];
 
 	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, now);
@@ -102,6 +96,7 @@ static json_t *condition(const struct ctl_view *v, const char *type, bool status
 struct facts {
 	size_t pods, ready;
 	bool primary_ok, replication_ok, ready_all;
+	bool sentinels_ok;       /* sentinel mode: sentinel_ready; true in the other modes */
 	int64_t not_ready_since; /* wall ms */
 };
 
@@ -121,7 +116,7 @@ static bool instance_ready(const struct ctl_view *v, const struct ctl_pod *pod)
 static void gather(const struct ctl_view *v, const struct plan_state *s, struct facts *f)
 {
 	json_t *old = old_condition(v, "Ready");
-	const char *since = ctl_json_str(old, "lastTransitionTime");
+	const char *since = jsonx_get_string(old, "lastTransitionTime");
 	const char *created = v->rc->meta.creation_timestamp;
 
 	memset(f, 0, sizeof(*f));
@@ -139,15 +134,27 @@ static void gather(const struct ctl_view *v, const struct plan_state *s, struct 
 		else if (!ctl_inst_ok(&pod->inst) || strcmp(pod->inst.link, API_INST_LINK_UP) != 0)
 			f->replication_ok = false;
 	}
+	f->sentinels_ok = sentinel_ready(v, s);
 	f->ready_all = f->primary_ok && (int64_t)f->ready == v->rc->spec.instances &&
-	               f->pods == f->ready && !v->fo.active;
+	               f->pods == f->ready && !v->fo.active && f->sentinels_ok;
 	if (old &&
-	    strcmp(ctl_json_str(old, "status") ? ctl_json_str(old, "status") : "", "False") == 0 &&
+	    strcmp(jsonx_get_string(old, "status") ? jsonx_get_string(old, "status") : "",
+	           "False") == 0 &&
 	    since && rfc3339_parse(since, &f->not_ready_since) == 0)
 		return;
 	if (!old && created && rfc3339_parse(created, &f->not_ready_since) == 0)
 		return;
 	f->not_ready_since = v->now_wall_ms;
+}
+
+/* The spec fields nothing acts on (controller/unsupported.h); none: no condition. */
+static void unsupported_condition(const struct ctl_view *v, json_t *a)
+{
+	char msg[CTL_UNSUPPORTED_MSG_MAX];
+
+	if (ctl_unsupported_message(v->rc, msg, sizeof(msg)))
+		json_array_append_new(
+		        a, condition(v, CTL_COND_UNSUPPORTED, true, CTL_REASON_UNSUPPORTED, msg));
 }
 
 static json_t *conditions(const struct ctl_view *v, const struct plan_state *s,
@@ -174,6 +181,26 @@ static json_t *conditions(const struct ctl_view *v, const struct plan_state *s,
 	json_array_append_new(a, condition(v, "Progressing", s->progressing,
 	                                   s->progressing ? "Reconciling" : "Stable",
 	                                   s->phase ? s->phase : "nothing to do"));
+	if (v->rc->spec.mode == API_MODE_SENTINEL)
+		json_array_append_new(
+		        a,
+		        condition(v, "SentinelsReady", f->sentinels_ok,
+		                  f->sentinels_ok ? "QuorumReachable" : "SentinelsNotReady",
+		                  f->sentinels_ok ? "every sentinel is ready (SENTINEL CKQUORUM), "
+		                                    "names the current primary and knows its "
+		                                    "replicas"
+		                                  : "a sentinel is missing or not ready, or "
+		                                    "they do not name the current primary or "
+		                                    "know its replicas yet"));
+	if (s->boot.wanted)
+		json_array_append_new(a, condition(v, CTL_COND_BOOTSTRAP, s->boot.ok,
+		                                   s->boot.reason, s->boot.message));
+	unsupported_condition(v, a);
+	if (v->acl_config)
+		json_array_append_new(
+		        a, condition(v, CTL_COND_ACL_CONFIG, v->acl_config_ok,
+		                     v->acl_config_ok ? CTL_REASON_ACL_OK : CTL_REASON_ACL_REFUSED,
+		                     v->acl_config));
 	json_array_append_new(a, condition(v, "Failed", *failed,
 	                                   *failed ? "NotReadyTooLong" : "NotFailed",
 	                                   *failed ? "not ready for longer than spec.failedAfter"
@@ -186,7 +213,7 @@ static json_t *time_to_ready(const struct ctl_view *v, const struct facts *f)
 {
 	json_t *old = jsonx_get(v->obj, "status.timeToReadySeconds"),
 	       *cond = old_condition(v, "Ready");
-	const char *was = ctl_json_str(cond, "status");
+	const char *was = jsonx_get_string(cond, "status");
 	json_t *a;
 
 	if (!f->ready_all || (was && strcmp(was, "True") == 0))
@@ -241,6 +268,8 @@ json_t *ctl_status_build(const struct ctl_view *v, const struct plan_state *s)
 	/* null removes a list shown earlier (merge patch) and matches an absent one */
 	json_object_set_new(st, "danglingPVCs", names_or_null(s->dangling, v->foreign_pvcs));
 	json_object_set_new(st, "foreignPods", names_or_null(v->foreign_pods, NULL));
+	if (v->rc->spec.mode == API_MODE_SENTINEL)
+		json_object_set_new(st, "sentinels", sentinel_status(v));
 	return st;
 }
 
@@ -265,12 +294,12 @@ bool ctl_status_changed(json_t *current, json_t *want, bool refresh)
 	if (!current)
 		return true;
 	if (refresh)
-		return !ctl_json_contains(current, want);
+		return !jsonx_contains(current, want);
 	w = json_deep_copy(want);
 	c = json_deep_copy(current);
 	strip_volatile(w);
 	strip_volatile(c);
-	changed = !ctl_json_contains(c, w);
+	changed = !jsonx_contains(c, w);
 	json_decref(w);
 	json_decref(c);
 	return changed;

@@ -129,10 +129,32 @@ int inst_pwset_add(struct inst_pwset *s, const char *hash)
 	return 0;
 }
 
+/* A cleartext password ">pw" / "<pw" goes out as its hash "#h" / "!h": never in clear
+ * in redis.conf or on the wire. */
+static void file_rules(char *const *rules, size_t nrules, struct inst_strv *out)
+{
+	char h[INST_PW_HASH_SIZE];
+
+	for (size_t i = 0; i < nrules; i++) {
+		if (rules[i][0] != '>' && rules[i][0] != '<') {
+			inst_strv_push(out, rules[i]);
+			continue;
+		}
+		inst_pw_hash(rules[i] + 1, strlen(rules[i] + 1), h);
+		inst_strv_pushf(out, "%c%s", rules[i][0] == '>' ? '#' : '!', h);
+	}
+	for (size_t i = 0; inst_acl_deny[i]; i++)
+		inst_strv_push(out, inst_acl_deny[i]);
+}
+
 void inst_acl_rules(enum inst_acl_kind kind, bool enabled, const struct inst_pwset *pw,
                     char *const *rules, size_t nrules, struct inst_strv *out)
 {
 	inst_strv_push(out, "reset");
+	if (kind == INST_ACL_FILE) {
+		file_rules(rules, nrules, out);
+		return;
+	}
 	inst_strv_push(out, enabled ? "on" : "off");
 	for (size_t i = 0; pw && i < pw->n; i++)
 		inst_strv_pushf(out, "#%s", pw->hash[i]);

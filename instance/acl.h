@@ -1,10 +1,11 @@
 /*
  * acl: the ACL users the instance manager renders and applies.
  *
- * Three kinds of user: the customer's `default` user (password from the auth Secret),
+ * Four kinds of user: the customer's `default` user (password from the auth Secret),
  * the operator's own `redis-operator` user (full rights; health, metrics, control and
- * replication authenticate as it), and the users of spec.users. Customer users
- * (default included) always end with inst_acl_deny: rules appended after theirs, so
+ * replication authenticate as it), the users of spec.users and those of the ACL file
+ * of spec.aclConfigSecret (api/acl_file.h). Customer users (default and file users
+ * included) always end with inst_acl_deny: rules appended after theirs, so
  * no rule of theirs can re-grant CLIENT KILL, ACL, CONFIG, SHUTDOWN, REPLICAOF … and
  * therefore no customer can revoke, reconfigure or disconnect the operator's user.
  *
@@ -61,6 +62,7 @@ enum inst_acl_kind {
 	INST_ACL_DEFAULT,  /* the customer's default user */
 	INST_ACL_OPERATOR, /* redis-operator */
 	INST_ACL_CUSTOMER, /* spec.users[] */
+	INST_ACL_FILE,     /* spec.aclConfigSecret's file (api/acl_file.h) */
 };
 
 /* The commands no customer user may run, appended after their own rules. */
@@ -83,7 +85,11 @@ const char *inst_acl_rule_refusal(const char *rule);
  * Appends the rules for one user to out: "reset", "on"/"off", "#hash" per password,
  * then the kind's grants (default: ~* &* +@all; operator: the same; customer: rules),
  * then inst_acl_deny for customer kinds. rules may be NULL when nrules is 0. A customer
- * kind's rules must have passed inst_acl_rule_refusal (asserted).
+ * kind's rules must have passed inst_acl_rule_refusal (asserted). INST_ACL_FILE: "reset",
+ * the file line's rules as written (they passed api_acl_file_parse: passwords and on/off
+ * are theirs, so enabled and pw are ignored) but a cleartext ">pw" or "<pw" as its hash
+ * "#<sha256>" or "!<sha256>", then inst_acl_deny: what ACL LOAD makes of the line for a
+ * new user, less the denied commands.
  */
 void inst_acl_rules(enum inst_acl_kind kind, bool enabled, const struct inst_pwset *pw,
                     char *const *rules, size_t nrules, struct inst_strv *out);

@@ -5,13 +5,19 @@
  * mutex, either answers with the state of the backup of that name (idempotent: a
  * repeated POST never uploads twice), refuses with 409 while another is running, or
  * hands the request to a new backup thread. The thread: INFO replication (replid and
- * offset), BGSAVE over its own connection (a BGSAVE or AOF rewrite already running is
- * waited for first, then ours is started, and rdb_last_bgsave_status checked), opens the
- * dump (the open descriptor keeps that snapshot even if a later save replaces the file),
- * streams it with objstore_put_stream into <path>/<cluster>/<name>/dump.rdb, then writes
- * manifest.json last. Retryable storage errors are retried whole (objstore aborted the
- * failed multipart upload) after a back-off, INST_BACKUP_ATTEMPTS times at most.
- * Memory: objstore's one part buffer.
+ * offset), then method rdb from the server's replication stream (backup_repl.c: PSYNC
+ * as an rdb-only replica; the RDB spooled into the data dir as it arrives and uploaded
+ * behind it with objstore_put_growing, so the dump and the upload overlap; replid and
+ * offset those of +FULLRESYNC). A server that refuses it gets a BGSAVE (backup_save.c:
+ * another child waited for, bounded) and the dump is uploaded with objstore_put_file
+ * (the open descriptor keeps that snapshot even if a later save replaces the file).
+ * Into <path>/<cluster>/<name>/dump.rdb, then manifest.json last. Retryable storage
+ * errors are retried whole (objstore aborted the failed multipart upload) after a
+ * back-off, INST_BACKUP_ATTEMPTS times at most; a broken replication stream takes a new
+ * snapshot for the next attempt. Memory: one OBJSTORE_FILE_CHUNK (64 KiB) for the
+ * upload and one for the stream reader, no part buffer. Method aof takes its
+ * snapshot in backup_aofsnap.c (BGREWRITEAOF, the AOF files held open) and streams the
+ * tar.gz of them with objstore_put_stream into <path>/<cluster>/<name>/appendonlydir.tar.gz.
  *
  * The state (struct inst_backup_view) lives in the snapshot [in->mu] and in the state
  * file of the data dir, written at each phase; a state file still "running" at start-up
@@ -34,7 +40,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "lib/alloc.h"
 #include "lib/backoff.h"
 #include "lib/buf.h"
@@ -43,14 +49,15 @@
 #include "lib/jsonx.h"
 #include "lib/log.h"
 #include "lib/objstore/objstore.h"
-#include "lib/rfc3339.h"
+#include "lib/parse.h"
+#include "lib/targz.h"
 #include "lib/valkey/info.h"
 
-#define SAVE_TIMEOUT_MS (6LL * 3600 * 1000) /* a BGSAVE (ours or another's) */
-#define SAVE_POLL_MS    100
-#define BACKUP_CMD_MS   10000
-#define RETRY_BASE_MS   500
-#define RETRY_CAP_MS    30000
+#define SAVE_POLL_MS  100
+#define BACKUP_CMD_MS 10000
+#define RETRY_BASE_MS 500
+#define RETRY_CAP_MS  30000
+#define REPL_IO_MS    60000 /* the server sends a keepalive every second */
 
 struct inst_backup {
 	pthread_t thread;
@@ -65,16 +72,13 @@ struct job {
 	struct inst *in;
 	struct inst_backup *b;
 	struct inst_backup_view v;
-	int fd;
+	int fd;                      /* method rdb by BGSAVE: the dump */
+	struct inst_repl_snap *repl; /* method rdb from the replication stream */
+	bool streamed;               /* that way (repl NULL between two snapshots) */
+	struct inst_repl_conf rc;
+	char *pw;                  /* the operator password for rc (wiped) */
+	struct inst_aof_snap *aof; /* method aof */
 };
-
-static void now_text(char out[32])
-{
-	char t[RFC3339_MAX];
-
-	rfc3339_format(clock_wall_ms(), RFC3339_SECONDS, t);
-	snprintf(out, 32, "%s", t);
-}
 
 /* Copies the view into the snapshot and the state file. */
 static void publish(struct job *j)
@@ -95,7 +99,7 @@ static void fail(struct job *j, const char *msg, bool retryable)
 	snprintf(j->v.error, sizeof(j->v.error), "%s", msg);
 	j->v.retryable = retryable;
 	snprintf(j->v.phase, sizeof(j->v.phase), "%s", API_INST_BACKUP_FAILED);
-	now_text(j->v.stopped_at);
+	inst_backup_now(j->v.stopped_at);
 	log_error("backup", "backup failed", "name", j->v.name, "error", msg, "retryable",
 	          retryable ? "true" : "false", (char *)NULL);
 }
@@ -107,57 +111,6 @@ static bool cancelled(struct inst_backup *b)
 	return atomic_load(&b->cancel);
 }
 
-/* Waits until no BGSAVE runs (and, when aof too, no AOF rewrite). */
-static int wait_idle(struct job *j, struct vk_conn *c, bool aof, struct vk_info *info,
-                     struct err *e)
-{
-	int64_t deadline = clock_mono_ms() + SAVE_TIMEOUT_MS;
-	int rc;
-
-	for (;;) {
-		if ((rc = vk_info(c, "persistence", info, e)) < 0)
-			return rc;
-		if (!info->rdb_bgsave_in_progress && !(aof && info->aof_rewrite_in_progress))
-			return 0;
-		if (cancelled(j->b))
-			return err_set(e, -ECANCELED, "cancelled: the manager is stopping");
-		if (clock_mono_ms() > deadline)
-			return err_set(e, -ETIMEDOUT, "BGSAVE still running after %lld s",
-			               SAVE_TIMEOUT_MS / 1000);
-		usleep(SAVE_POLL_MS * 1000);
-	}
-}
-
-/* BGSAVE once the server is idle; "already in progress" (another caller got there
- * first) and an AOF rewrite are waited for and BGSAVE asked again. */
-static int bgsave(struct job *j, struct vk_conn *c, struct err *e)
-{
-	struct vk_info info;
-	int rc;
-
-	for (int tries = 0; tries < 100; tries++) {
-		struct vk_reply *r = NULL;
-
-		if ((rc = wait_idle(j, c, tries > 0, &info, e)) < 0)
-			return rc;
-		rc = vk_command(c, &r, e, "BGSAVE");
-		vk_reply_free(r);
-		if (rc == 0)
-			break;
-		if (!strstr(e->msg, "in progress") && !strstr(e->msg, "rewriting"))
-			return rc;
-	}
-	if (rc)
-		return rc;
-	if ((rc = wait_idle(j, c, false, &info, e)) < 0)
-		return rc;
-	if (info.rdb_last_bgsave_failed)
-		return err_set(e, -EIO,
-		               "BGSAVE failed: rdb_last_bgsave_status:err (see the "
-		               "server's log; disk full?)");
-	return 0;
-}
-
 static int replication_point(struct job *j, struct vk_conn *c, struct err *e)
 {
 	struct vk_info info;
@@ -167,6 +120,60 @@ static int replication_point(struct job *j, struct vk_conn *c, struct err *e)
 		return rc;
 	snprintf(j->v.repl_id, sizeof(j->v.repl_id), "%s", info.master_replid);
 	j->v.offset = info.master_repl_offset >= 0 ? info.master_repl_offset : -1;
+	return 0;
+}
+
+/* The server's own settings pick diskless or disk-based (inst_repl_diskless). */
+static int repl_conf(struct job *j, struct vk_conn *c, struct err *e)
+{
+	struct buf sync = BUF_INIT(16), delay = BUF_INIT(32);
+	struct vk_info mem;
+	int64_t delay_s = 0;
+	int rc = vk_config_get(c, "repl-diskless-sync", &sync, e);
+
+	if (!rc)
+		rc = vk_config_get(c, "repl-diskless-sync-delay", &delay, e);
+	if (!rc)
+		rc = vk_info(c, "memory", &mem, e);
+	if (!rc && parse_int64(buf_cstr(&delay), 0, INT64_MAX, &delay_s, NULL) < 0)
+		delay_s = INT32_MAX; /* unreadable: no diskless wait of unknown length */
+	if (!rc) {
+		pthread_mutex_lock(&j->in->mu);
+		j->pw = j->in->shared_pw ? xstrdup(j->in->shared_pw) : NULL;
+		pthread_mutex_unlock(&j->in->mu);
+		j->rc = (struct inst_repl_conf){
+			.sock_path = j->in->sock_path,
+			.user = INST_OPERATOR_USER,
+			.password = j->pw,
+			.spool_dir = j->in->set.data_dir,
+			.diskless = inst_repl_diskless(strcmp(buf_cstr(&sync), "yes") == 0, delay_s,
+			                               mem.used_memory),
+			.io_timeout_ms = REPL_IO_MS,
+			.start_timeout_ms = INST_BACKUP_CHILD_WAIT_MS,
+		};
+	}
+	buf_release(&sync);
+	buf_release(&delay);
+	return rc;
+}
+
+/* The replication stream: 1 when the server refused it (BGSAVE then), 0, or an error. */
+static int repl_start(struct job *j, struct err *e)
+{
+	int rc = inst_repl_snapshot(&j->rc, &j->b->cancel, &j->repl, e);
+
+	if (rc == -ENOTSUP) {
+		log_warn("backup", "the replication stream was refused; BGSAVE instead", "name",
+		         j->v.name, "error", e->msg, (char *)NULL);
+		err_clear(e);
+		return 1;
+	}
+	if (rc)
+		return rc;
+	snprintf(j->v.repl_id, sizeof(j->v.repl_id), "%s", inst_repl_snap_replid(j->repl));
+	j->v.offset = inst_repl_snap_offset(j->repl);
+	log_info("backup", "streaming the RDB from the server", "name", j->v.name, "mode",
+	         j->rc.diskless ? "diskless" : "disk-based", (char *)NULL);
 	return 0;
 }
 
@@ -189,65 +196,29 @@ static int open_dump(struct job *j, struct vk_conn *c, struct err *e)
 	return rc;
 }
 
-/* Replid/offset, BGSAVE, the dump opened. */
-static int snapshot_rdb(struct job *j, struct err *e)
+/* Replid/offset, then: rdb, BGSAVE and the dump opened; aof, the AOF files held open
+ * (backup_aofsnap.c). */
+static int snapshot(struct job *j, struct err *e)
 {
 	struct vk_conn *c = inst_conn_new(j->in, NULL, 0, BACKUP_CMD_MS);
 	int rc = vk_conn_connect(c, e);
 
 	if (!rc)
 		rc = replication_point(j, c, e);
-	if (!rc)
-		rc = bgsave(j, c, e);
-	if (!rc)
-		rc = open_dump(j, c, e);
+	if (!rc && j->b->req.method == API_METHOD_AOF) {
+		rc = inst_aof_snapshot(c, &j->b->cancel, &j->aof, e);
+	} else if (!rc && (rc = repl_conf(j, c, e)) == 0 && (rc = repl_start(j, e)) == 1) {
+		rc = inst_bgsave(c, &j->b->cancel, INST_BACKUP_CHILD_WAIT_MS, e);
+		if (!rc)
+			rc = open_dump(j, c, e);
+	} else if (!rc) {
+		j->streamed = true;
+	}
 	vk_conn_free(c);
 	return rc;
 }
 
 /* --- the upload --- */
-
-static ssize_t read_dump(void *ctx, void *buf, size_t len, struct err *e)
-{
-	struct job *j = ctx;
-	ssize_t n;
-
-	if (cancelled(j->b))
-		return err_set(e, -ECANCELED, "cancelled: the manager is stopping");
-	do
-		n = read(j->fd, buf, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return err_set(e, -errno, "reading the dump: %s", strerror(errno));
-	return n;
-}
-
-static struct objstore *store_open(const struct api_inst_backup_request *r, struct objstore_err *oe)
-{
-	const struct api_destination *d = &r->destination;
-	const struct api_inst_credentials *k = &r->credentials;
-	struct objstore_config cfg = { .user_agent = "redis-operator-instance" };
-
-	if (d->s3.set) {
-		cfg.provider = OBJSTORE_S3;
-		cfg.endpoint = d->s3.endpoint;
-		cfg.region = d->s3.region;
-		cfg.bucket = d->s3.bucket;
-		cfg.path_style = d->s3.force_path_style;
-		cfg.access_key_id = k->aws_access_key_id;
-		cfg.secret_access_key = k->aws_secret_access_key;
-		cfg.session_token = k->aws_session_token;
-	} else {
-		cfg.provider = OBJSTORE_AZURE;
-		cfg.endpoint = d->azure.endpoint;
-		cfg.bucket = d->azure.container;
-		cfg.connection_string = k->azure_connection_string;
-		cfg.account = k->azure_account ? k->azure_account : d->azure.account_name;
-		cfg.account_key = k->azure_key;
-		cfg.sas_token = k->azure_sas_token;
-	}
-	return objstore_new(&cfg, oe);
-}
 
 static int put_manifest(struct job *j, struct objstore *os, struct objstore_err *oe)
 {
@@ -260,16 +231,61 @@ static int put_manifest(struct job *j, struct objstore *os, struct objstore_err 
 	snprintf(m.cluster, sizeof(m.cluster), "%s", j->in->set.cluster_name);
 	snprintf(m.name, sizeof(m.name), "%s", j->v.name);
 	snprintf(m.method, sizeof(m.method), "%s", j->v.method);
-	snprintf(m.file, sizeof(m.file), "%s", INST_BACKUP_DUMP);
+	snprintf(m.file, sizeof(m.file), "%s", j->aof ? INST_BACKUP_AOF_ARCHIVE : INST_BACKUP_DUMP);
 	snprintf(m.sha256, sizeof(m.sha256), "%s", j->v.sha256);
 	snprintf(m.engine, sizeof(m.engine), "%s", j->v.engine);
 	snprintf(m.engine_version, sizeof(m.engine_version), "%s", j->v.engine_version);
 	snprintf(m.repl_id, sizeof(m.repl_id), "%s", j->v.repl_id);
-	now_text(m.created_at);
+	inst_backup_now(m.created_at);
 	text = inst_manifest_encode(&m);
 	rc = objstore_put_small(os, j->v.manifest_key, text, strlen(text), oe);
 	free(text);
 	return rc;
+}
+
+/* One attempt of method aof: the archive from its first byte, then the manifest. */
+static int upload_aof(struct job *j, struct objstore *os, struct objstore_err *oe)
+{
+	struct targz_writer *w = inst_aof_snap_writer(j->aof);
+	struct objstore_put_result res;
+	int rc;
+
+	targz_writer_rewind(w);
+	if ((rc = objstore_put_stream(os, j->v.key, targz_writer_read, w, &res, oe)) < 0)
+		return rc;
+	j->v.size = (int64_t)res.size;
+	snprintf(j->v.sha256, sizeof(j->v.sha256), "%s", res.sha256);
+	return put_manifest(j, os, oe);
+}
+
+/* One attempt from the replication stream: the spool from its start, or a new snapshot
+ * when the stream broke or an attempt already dropped uploaded bytes; then the
+ * manifest. */
+static int upload_repl(struct job *j, struct objstore *os, struct objstore_err *oe)
+{
+	struct objstore_put_result res;
+	struct err e = { 0 };
+	int rc;
+
+	if (j->repl && (inst_repl_snap_failed(j->repl) || inst_repl_snap_consumed(j->repl))) {
+		inst_repl_snap_free(j->repl);
+		j->repl = NULL;
+	}
+	if (!j->repl && (rc = repl_start(j, &e)) != 0) { /* a new snapshot */
+		objstore_err_clear(oe);
+		oe->retryable = rc != -ECANCELED;
+		return err_set(&oe->err, rc < 0 ? rc : -EIO, "the replication stream: %s",
+		               e.msg[0] ? e.msg : "refused on a retry");
+	}
+	rc = objstore_put_growing(os, j->v.key, inst_repl_snap_fd(j->repl), inst_repl_snap_avail,
+	                          j->repl, &j->b->cancel, &res, oe);
+	if (rc < 0 && inst_repl_snap_failed(j->repl))
+		oe->retryable = !cancelled(j->b); /* a new snapshot may work */
+	if (rc < 0)
+		return rc;
+	j->v.size = (int64_t)res.size;
+	snprintf(j->v.sha256, sizeof(j->v.sha256), "%s", res.sha256);
+	return put_manifest(j, os, oe);
 }
 
 /* One attempt: the dump from its start, then the manifest. */
@@ -279,11 +295,15 @@ static int upload_once(struct job *j, struct objstore *os, struct objstore_err *
 	struct stat st;
 	int rc;
 
+	if (j->aof)
+		return upload_aof(j, os, oe);
+	if (j->streamed)
+		return upload_repl(j, os, oe);
 	if (lseek(j->fd, 0, SEEK_SET) < 0 || fstat(j->fd, &st) < 0) {
 		objstore_err_clear(oe);
 		return err_set(&oe->err, -errno, "the dump: %s", strerror(errno));
 	}
-	if ((rc = objstore_put_stream(os, j->v.key, read_dump, j, &res, oe)) < 0)
+	if ((rc = objstore_put_file(os, j->v.key, j->fd, &j->b->cancel, &res, oe)) < 0)
 		return rc;
 	if (res.size != (uint64_t)st.st_size) {
 		oe->retryable = true;
@@ -333,17 +353,16 @@ static void run(struct job *j)
 	struct objstore *os;
 	struct err e = { 0 };
 
-	if (j->b->req.method == API_METHOD_AOF)
-		return fail(j, "unsupported: aof (this manager backs up rdb only)", false);
-	if (!(os = store_open(&j->b->req, &oe)))
+	if (!(os = inst_backup_store_open_spooled(&j->b->req.destination, &j->b->req.credentials,
+	                                          j->in->set.data_dir, &oe)))
 		return fail(j, oe.err.msg, false);
-	if (snapshot_rdb(j, &e) < 0) {
-		fail(j, e.msg, e.code != -ECANCELED && e.code != -ENOENT);
+	if (snapshot(j, &e) < 0) {
+		fail(j, e.msg, e.code != -ECANCELED && e.code != -ENOENT && e.code != -ENOTSUP);
 	} else if (upload(j, os, &oe) < 0) {
 		fail(j, oe.err.msg, oe.retryable || oe.err.code == -ECANCELED);
 	} else {
 		snprintf(j->v.phase, sizeof(j->v.phase), "%s", API_INST_BACKUP_COMPLETED);
-		now_text(j->v.stopped_at);
+		inst_backup_now(j->v.stopped_at);
 		log_info("backup", "backup completed", "name", j->v.name, "key", j->v.key, "sha256",
 		         j->v.sha256, (char *)NULL);
 	}
@@ -359,6 +378,9 @@ static void *backup_main(void *arg)
 	run(j);
 	if (j->fd >= 0)
 		close(j->fd);
+	inst_aof_snap_free(j->aof);
+	inst_repl_snap_free(j->repl);
+	free_secret(j->pw);
 	publish(j);
 	pthread_mutex_lock(&j->in->mu);
 	api_inst_backup_request_release(&b->req);
@@ -395,14 +417,16 @@ static int view_init(struct inst *in, const struct api_inst_backup_request *r,
 	        r->destination.s3.set ? r->destination.s3.path : r->destination.azure.path;
 
 	*v = (struct inst_backup_view){ .set = true, .size = -1, .offset = -1 };
-	if (inst_backup_keys(path, in->set.cluster_name, r->name, v->key, v->manifest_key, e) < 0)
+	if (inst_backup_keys(path, in->set.cluster_name, r->name, v->key, v->manifest_key, e) < 0 ||
+	    (r->method == API_METHOD_AOF &&
+	     inst_backup_sibling(v->manifest_key, INST_BACKUP_AOF_ARCHIVE, v->key, e) < 0))
 		return -ENAMETOOLONG;
 	snprintf(v->name, sizeof(v->name), "%s", r->name);
 	snprintf(v->method, sizeof(v->method), "%s", r->method == API_METHOD_AOF ? "aof" : "rdb");
 	snprintf(v->phase, sizeof(v->phase), "%s", API_INST_BACKUP_RUNNING);
 	snprintf(v->engine, sizeof(v->engine), "%s", in->snap.engine);
 	snprintf(v->engine_version, sizeof(v->engine_version), "%s", in->snap.engine_version);
-	now_text(v->started_at);
+	inst_backup_now(v->started_at);
 	return 0;
 }
 
@@ -507,9 +531,7 @@ void inst_backup_stop(struct inst *in)
 
 	if (!b)
 		return;
-	atomic_store(&b->cancel, true);
-	if (b->joinable)
-		pthread_join(b->thread, NULL);
+	inst_backup_thread_stop(&b->cancel, b->thread, b->joinable);
 	free(b);
 	in->backup = NULL;
 }

@@ -11,38 +11,12 @@
 
 #include "lib/jsonx.h"
 
-/* Appends "/part" (or "part" at the start), dropping slashes at part's ends. */
-static size_t key_add(char *out, size_t at, const char *part)
-{
-	size_t n;
-
-	while (*part == '/')
-		part++;
-	n = strlen(part);
-	while (n && part[n - 1] == '/')
-		n--;
-	if (!n)
-		return at;
-	if (at && at < INST_BACKUP_KEY_MAX)
-		out[at++] = '/';
-	for (size_t i = 0; i < n && at < INST_BACKUP_KEY_MAX; i++)
-		out[at++] = part[i];
-	return at;
-}
-
 static int key_of(const char *const parts[], size_t nparts, char out[INST_BACKUP_KEY_MAX],
                   struct err *e)
 {
-	char k[INST_BACKUP_KEY_MAX + 1];
-	size_t at = 0;
-
-	for (size_t i = 0; i < nparts; i++)
-		at = key_add(k, at, parts[i]);
-	if (at >= INST_BACKUP_KEY_MAX)
+	if (api_backup_key_join(parts, nparts, out) < 0)
 		return err_set(e, -ENAMETOOLONG, "object key longer than %d bytes",
 		               INST_BACKUP_KEY_MAX - 1);
-	k[at] = '\0';
-	memcpy(out, k, at + 1);
 	return 0;
 }
 
@@ -138,6 +112,10 @@ static int manifest_fields(json_t *j, struct inst_manifest *m, struct err *e)
 		               (long long)m->format, INST_BACKUP_FORMAT);
 	if (!is_hex64(m->sha256))
 		return err_set(e, -EINVAL, "sha256: expected 64 lower-case hex digits");
+	if (!m->method[0]) /* the first managers wrote rdb manifests without it */
+		memcpy(m->method, "rdb", 4);
+	if (strcmp(m->method, "rdb") != 0 && strcmp(m->method, "aof") != 0)
+		return err_set(e, -EINVAL, "method: %s is neither rdb nor aof", m->method);
 	return 0;
 }
 

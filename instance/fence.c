@@ -23,7 +23,7 @@
  * renewDeadline, lib/k8s/lease.h), so the server is paused or halted before anyone
  * else may take the Lease; /v1/fence and a failed switchover get INST_FENCE_BUDGET_MS.
  *
- * Threads: the lease thread fences over `fence_conn`, the supervisor over `ctl`; both
+ * Threads: the lease thread fences over `fence_conn`, the supervisor over `server_conn`; both
  * may run this at once (different connections; the snapshot is under `mu`).
  */
 #include <errno.h>
@@ -33,7 +33,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/log.h"

@@ -16,7 +16,11 @@
  * Routes (a table): GET /healthz, GET /readyz, GET /v1/status[?fresh=1], POST
  * /v1/{fence,unfence,promote,replicate,switchover,config,restart}; GET /metrics and
  * /healthz on the metrics port. A known path with another method is 405 with Allow;
- * anything else 404. Every answer is JSON (metrics: Prometheus text).
+ * anything else 404. Every answer is JSON (metrics: Prometheus text). With --role
+ * sentinel (in->sentinel_api set) the same API daemon, TLS and authorization serve
+ * GET /healthz, /readyz, /v1/status from sentinel_run.c and POST
+ * /v1/sentinel/{failover,reset} (posted to its loop), no metrics port; each role's
+ * mutations are 404 on the other.
  *
  * TLS (instance/http_tls.h judges --http-tls and the files of --http-tls-dir): with
  * tls.crt, tls.key and ca.crt the API serves HTTPS (GnuTLS inside libmicrohttpd) and asks
@@ -46,7 +50,7 @@
 #include <unistd.h>
 
 #include "instance/http_tls.h"
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/httpd.h"
@@ -323,6 +327,31 @@ static enum MHD_Result h_backup(struct inst *in, struct MHD_Connection *c, struc
 	return httpd_reply(c, status, "application/json", answer);
 }
 
+/* --- the sentinel role (in->sentinel_api) --------------------------------------------- */
+
+static enum MHD_Result h_sen_status(struct inst *in, struct MHD_Connection *c, struct hreq *r)
+{
+	(void)r;
+	return httpd_reply(c, 200, "application/json",
+	                   in->sentinel_api->status(in->sentinel_api->ctx));
+}
+
+static enum MHD_Result h_sen_readyz(struct inst *in, struct MHD_Connection *c, struct hreq *r)
+{
+	bool ready = in->sentinel_api->ready(in->sentinel_api->ctx);
+
+	(void)r;
+	return httpd_reply_json(c, ready ? 200 : 503, json_pack("{s:b}", "ready", ready));
+}
+
+/* A sentinel manager runs only the sentinel ops, a data manager never. */
+static bool op_served(const struct inst *in, int op)
+{
+	bool sentinel_op = op == INST_OP_SENTINEL_FAILOVER || op == INST_OP_SENTINEL_RESET;
+
+	return op >= 0 && sentinel_op == (in->sentinel_api != NULL);
+}
+
 /* --- routing ------------------------------------------------------------------------- */
 
 struct route {
@@ -339,6 +368,13 @@ static const struct route api_routes[] = {
 	{ NULL, NULL, NULL },
 };
 
+static const struct route sentinel_routes[] = {
+	{ "/healthz", "GET", h_healthz },
+	{ "/readyz", "GET", h_sen_readyz },
+	{ "/v1/status", "GET", h_sen_status },
+	{ NULL, NULL, NULL },
+};
+
 static const struct route metrics_routes[] = {
 	{ "/metrics", "GET", h_metrics },
 	{ "/healthz", "GET", h_healthz },
@@ -350,6 +386,9 @@ static enum MHD_Result route(struct inst *in, const struct route *routes, bool a
                              struct hreq *r)
 {
 	int op = api ? inst_op_from_path(url) : -1;
+
+	if (!op_served(in, op))
+		op = -1;
 
 	for (const struct route *rt = routes; rt->path; rt++) {
 		if (strcmp(rt->path, url) != 0)
@@ -381,6 +420,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 {
 	struct inst *in = cls;
 	struct hreq *r = *con_cls;
+	const struct route *routes;
 	enum fresh f;
 
 	(void)version;
@@ -406,7 +446,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 	}
 	if (r->cmd)
 		return MHD_YES; /* spurious call while suspended */
-	return route(in, api ? api_routes : metrics_routes, api, c, url, method, r);
+	routes = !api ? metrics_routes : in->sentinel_api ? sentinel_routes : api_routes;
+	return route(in, routes, api, c, url, method, r);
 }
 
 static enum MHD_Result handle_api(void *cls, struct MHD_Connection *c, const char *url,
@@ -620,8 +661,10 @@ static bool swap_to_https(struct inst_http *h, char *const pem[INST_HTTP_TLS_NFI
 	return true;
 }
 
-/* While HTTPS is off: when the files' stamp moved, re-reads them and acts on the
- * verdict (plain, refused, or the switch to HTTPS). */
+/* When the files' stamp moved, re-reads them and acts on the verdict (plain, refused, or
+ * the switch to HTTPS). While HTTPS is on, complete new material restarts the HTTPS
+ * daemon with it (a renewed certificate or client CA, controller/pki.h), in the same
+ * process; incomplete material (a Secret volume mid-update) keeps the old one. */
 static void tls_step(struct inst_http *h)
 {
 	const char *dir = h->in->set.http_tls_dir;
@@ -636,6 +679,12 @@ static void tls_step(struct inst_http *h)
 		return;
 	pems_load(dir, pem, present);
 	want = inst_http_tls_judge(h->mode, present, dir, reason, sizeof(reason));
+	if (want != INST_HTTP_SERVE_HTTPS && h->serve == INST_HTTP_SERVE_HTTPS) {
+		pems_free(pem);
+		return;
+	}
+	if (want == INST_HTTP_SERVE_HTTPS && h->serve == INST_HTTP_SERVE_HTTPS)
+		log_info("http", "TLS material changed: reloading", "dir", dir, (char *)NULL);
 	if (want != INST_HTTP_SERVE_HTTPS)
 		set_serve(h, want, reason);
 	if (want != INST_HTTP_SERVE_HTTPS || swap_to_https(h, pem))
@@ -643,8 +692,8 @@ static void tls_step(struct inst_http *h)
 	pems_free(pem);
 }
 
-/* The helper: answers ?fresh=1 requests after a poll; while HTTPS is off, looks at the
- * TLS files every --secret-poll-interval. */
+/* The helper: answers ?fresh=1 requests after a poll; looks at the TLS files every
+ * --secret-poll-interval. */
 static void *helper_main(void *arg)
 {
 	struct inst_http *h = arg;
@@ -655,10 +704,6 @@ static void *helper_main(void *arg)
 	while (!h->stop) {
 		waiting = h->fresh;
 		h->fresh = NULL;
-		if (!waiting && h->serve == INST_HTTP_SERVE_HTTPS) {
-			pthread_cond_wait(&h->cv, &h->mu);
-			continue;
-		}
 		if (!waiting && clock_mono_ms() < tls_at) {
 			clock_cond_wait_until(&h->cv, &h->mu, tls_at);
 			continue;
@@ -707,8 +752,9 @@ int inst_http_start(struct inst *in, struct err *e)
 	        reason);
 	h->api = start_api(in, h->serve == INST_HTTP_SERVE_HTTPS ? pem : NULL);
 	pems_free(pem);
-	h->metrics = start(in, (int)in->set.metrics_port, handle_metrics, NULL);
-	if (!h->api || !h->metrics)
+	if (!in->sentinel_api) /* a sentinel manager has no metrics port */
+		h->metrics = start(in, (int)in->set.metrics_port, handle_metrics, NULL);
+	if (!h->api || (!h->metrics && !in->sentinel_api))
 		return err_set(e, -EADDRINUSE, "cannot listen on %s:%lld/%lld%s",
 		               in->set.http_address, (long long)in->set.http_port,
 		               (long long)in->set.metrics_port,

@@ -1,20 +1,23 @@
 /*
  * kube: what the instance manager reads from the API server: its RedisCluster, the
- * address of another pod, and whether other pods of the cluster exist. Every request
+ * address of another pod, whether other pods of the cluster exist, and (sentinel mode)
+ * the sentinel pods' addresses. Every request
  * has the client's deadline (--api-timeout); callers on the boot path retry.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "api/instance_v1.h"
 #include "api/ports.h"
-#include "instance/inst.h"
+#include "api/resources.h"
+#include "instance/internal.h"
 #include "lib/jsonx.h"
 
 int inst_kube_cluster(struct inst *in, struct inst_spec *out, struct err *e)
 {
 	json_t *obj = NULL;
-	int rc = k8s_get(in->kube, &k8s_res_redisclusters, in->set.pod_namespace,
+	int rc = k8s_get(in->kube, &api_res_redisclusters, in->set.pod_namespace,
 	                 in->set.cluster_name, &obj, e);
 
 	if (rc)
@@ -65,18 +68,26 @@ int inst_kube_pod_addr(struct inst *in, const char *pod, char *host, size_t hlen
 	return rc;
 }
 
-int inst_kube_other_pods(struct inst *in, bool *out, struct err *e)
+/* The cluster's pods whose role label matches role_match ("=sentinel", "!=sentinel"). */
+static int list_cluster_pods(struct inst *in, const char *role_match, json_t **items, struct err *e)
 {
 	struct k8s_list_opts lo = { 0 };
 	char sel[320];
+
+	snprintf(sel, sizeof(sel), "redis.io/cluster=%s,redis.io/role%s", in->set.cluster_name,
+	         role_match);
+	lo.label_selector = sel;
+	return k8s_list(in->kube, &k8s_res_pods, in->set.pod_namespace, &lo, items, NULL, e);
+}
+
+int inst_kube_other_pods(struct inst *in, bool *out, struct err *e)
+{
 	json_t *items = NULL, *it;
 	size_t i;
 	int rc;
 
-	snprintf(sel, sizeof(sel), "redis.io/cluster=%s", in->set.cluster_name);
-	lo.label_selector = sel;
-	rc = k8s_list(in->kube, &k8s_res_pods, in->set.pod_namespace, &lo, &items, NULL, e);
-	if (rc)
+	/* data pods only: sentinel pods hold no data */
+	if ((rc = list_cluster_pods(in, "!=sentinel", &items, e)) != 0)
 		return rc;
 	*out = false;
 	json_array_foreach (items, i, it) {
@@ -84,6 +95,30 @@ int inst_kube_other_pods(struct inst *in, bool *out, struct err *e)
 
 		if (name && strcmp(name, in->set.pod_name) != 0)
 			*out = true;
+	}
+	json_decref(items);
+	return 0;
+}
+
+int inst_kube_sentinels(struct inst *in, struct inst_sentinel_addr *out, size_t max, size_t *n,
+                        struct err *e)
+{
+	json_t *items = NULL, *it;
+	size_t i;
+	int rc;
+
+	if ((rc = list_cluster_pods(in, "=sentinel", &items, e)) != 0)
+		return rc;
+	*n = 0;
+	json_array_foreach (items, i, it) {
+		const char *ip = json_string_value(jsonx_get(it, "status.podIP"));
+
+		if (*n == max || !ip || !*ip || strlen(ip) >= sizeof(out->host) ||
+		    json_is_string(jsonx_get(it, "metadata.deletionTimestamp")))
+			continue;
+		snprintf(out[*n].host, sizeof(out->host), "%s", ip);
+		out[*n].port = named_port(it, API_PORT_NAME_SENTINEL, API_PORT_SENTINEL);
+		(*n)++;
 	}
 	json_decref(items);
 	return 0;

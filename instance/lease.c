@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 

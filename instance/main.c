@@ -3,6 +3,7 @@
  * secret files, prepares the directories, blocks signals before any thread exists,
  * starts the HTTP API and the poller (so probes answer while booting), then hands the
  * main thread to the supervisor. The exit code is the supervisor's (INST_EXIT_*).
+ * With --role sentinel the main thread goes to sentinel_run.c instead (sentinel.h).
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -13,8 +14,9 @@
 #include <sys/stat.h>
 
 #include "instance/fault.h"
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "instance/instance.h"
+#include "instance/sentinel.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
@@ -93,7 +95,8 @@ static void teardown(struct inst *in)
 	inst_restore_stop(in);
 	inst_poller_stop(in);
 	inst_lease_free(in);
-	vk_conn_free(in->ctl);
+	inst_sentinel_follow_free(in);
+	vk_conn_free(in->server_conn);
 	k8s_client_free(in->kube);
 	k8s_config_free(in->kcfg);
 	inst_spec_release(&in->spec);
@@ -122,7 +125,13 @@ int instance_main(int argc, char **argv)
 		rc = prepare(in, &e);
 	if (!rc && inst_supervisor_setup(in) < 0)
 		rc = err_set(&e, -errno, "signalfd/eventfd: %s", strerror(errno));
-	in->ctl = inst_conn_new(in, NULL, 0, INST_CMD_TIMEOUT_MS);
+	in->server_conn = inst_conn_new(in, NULL, 0, INST_CMD_TIMEOUT_MS);
+	if (!rc && strcmp(in->set.role, "sentinel") == 0) {
+		rc = inst_sentinel_run(in); /* sentinel.h: its own loop and API */
+		teardown(in);
+		free(in);
+		return rc;
+	}
 	if (!rc)
 		rc = inst_http_start(in, &e);
 	if (!rc)

@@ -1,6 +1,6 @@
 /*
- * ops: the mutations of the HTTP API, executed on the supervisor thread over `ctl`
- * (see request.h for the bodies and inst.h for threads). Every operation is
+ * ops: the mutations of the HTTP API, executed on the supervisor thread over `server_conn`
+ * (see request.h for the bodies and internal.h for threads). Every operation is
  * idempotent: asking for the state the instance is already in answers 200 and
  * changes nothing.
  *
@@ -37,8 +37,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/instance_v1.h"
 #include "instance/fault.h"
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/httpc.h"
@@ -70,7 +71,7 @@ static void ok(struct inst *in, struct inst_cmd *c, const char *what)
 	struct api_inst_result a = { .result = what };
 	struct vk_info i;
 
-	if (vk_info(in->ctl, "replication", &i, NULL) == 0) {
+	if (vk_info(in->server_conn, "replication", &i, NULL) == 0) {
 		a.has_offsets = true;
 		a.role = vk_role_name(i.role);
 		a.repl_id = i.master_replid;
@@ -82,7 +83,7 @@ static void ok(struct inst *in, struct inst_cmd *c, const char *what)
 	reply(c, 200, api_inst_result_encode(&a));
 }
 
-static void clear_fenced(struct inst *in)
+void inst_clear_fenced(struct inst *in)
 {
 	inst_marker_remove(in->marker_path);
 	pthread_mutex_lock(&in->mu);
@@ -93,10 +94,10 @@ static void clear_fenced(struct inst *in)
 	in->fence_reassert_at = 0;
 }
 
-/* Fences over ctl (fence.c: confirmed, or the server is halted) and keeps it so. */
+/* Fences over server_conn (fence.c: confirmed, or the server is halted) and keeps it so. */
 static int fence(struct inst *in, const char *reason, struct err *e)
 {
-	int rc = inst_fence_now(in, in->ctl, reason, INST_FENCE_BUDGET_MS, e);
+	int rc = inst_fence_now(in, in->server_conn, reason, INST_FENCE_BUDGET_MS, e);
 
 	if (!rc)
 		in->fence_reassert_at = clock_mono_ms() + INST_FENCE_REASSERT_MS;
@@ -142,16 +143,16 @@ static void op_unfence(struct inst *in, struct inst_cmd *c)
 		return ok(in, c, "not fenced");
 	if (in->want == INST_STATE_PRIMARY && take_lease(in, c) < 0)
 		return;
-	if (vk_client_unpause(in->ctl, &e) < 0 && in->server_pid > 0)
+	if (vk_client_unpause(in->server_conn, &e) < 0 && in->server_pid > 0)
 		return fail(c, 503, e.msg);
-	clear_fenced(in);
+	inst_clear_fenced(in);
 	log_info("ops", "unfenced", "pod", in->set.pod_name, (char *)NULL);
 	ok(in, c, "unfenced");
 }
 
 /* --- promote / replicate ----------------------------------------------------------- */
 
-static void become(struct inst *in, enum inst_state st, const char *host, int port, const char *why)
+void inst_become(struct inst *in, enum inst_state st, const char *host, int port, const char *why)
 {
 	in->want = st;
 	in->follow_primary = false;
@@ -171,18 +172,19 @@ static void op_promote(struct inst *in, struct inst_cmd *c)
 
 	if (in->want == INST_STATE_PRIMARY && inst_lease_held(in) && !inst_is_fenced(in))
 		return ok(in, c, "already primary");
-	if (vk_info(in->ctl, "persistence", &info, &e) < 0)
+	if (vk_info(in->server_conn, "persistence", &info, &e) < 0)
 		return fail(c, 503, e.msg);
 	if (info.loading && !c->req.force)
 		return fail(c, 409, "the server is still loading its data");
 	if (take_lease(in, c) < 0)
 		return;
-	if (vk_replicaof_no_one(in->ctl, &e) < 0 || vk_client_unpause(in->ctl, &e) < 0) {
+	if (vk_replicaof_no_one(in->server_conn, &e) < 0 ||
+	    vk_client_unpause(in->server_conn, &e) < 0) {
 		inst_lease_stop(in, true);
 		return fail(c, 503, e.msg);
 	}
-	clear_fenced(in);
-	become(in, INST_STATE_PRIMARY, NULL, 0, "promoted");
+	inst_clear_fenced(in);
+	inst_become(in, INST_STATE_PRIMARY, NULL, 0, "promoted");
 	pthread_mutex_lock(&in->mu);
 	in->snap.lease_held = true;
 	pthread_mutex_unlock(&in->mu);
@@ -201,7 +203,7 @@ static bool server_follows(struct inst *in, const char *host, int port)
 {
 	struct vk_role_info r;
 
-	return vk_role(in->ctl, &r, NULL) == 0 && r.role == VK_ROLE_REPLICA &&
+	return vk_role(in->server_conn, &r, NULL) == 0 && r.role == VK_ROLE_REPLICA &&
 	       r.master_port == port && strcmp(r.master_host, host) == 0;
 }
 
@@ -223,7 +225,7 @@ static int demote(struct inst *in, const char *host, int port, int64_t budget_ms
 		if (refused)
 			rc = err_set(e, -EIO, "REPLICAOF %s %d refused (injected fault)", host,
 			             port);
-		else if ((rc = vk_replicaof(in->ctl, host, port, e)) == 0 &&
+		else if ((rc = vk_replicaof(in->server_conn, host, port, e)) == 0 &&
 		         !server_follows(in, host, port))
 			rc = err_set(e, -EIO, "REPLICAOF %s %d answered, but ROLE does not show it",
 			             host, port);
@@ -248,9 +250,9 @@ static void op_replicate(struct inst *in, struct inst_cmd *c)
 	if (in->want == INST_STATE_PRIMARY)
 		inst_lease_stop(in, true);
 	/* A replica is read-only: a fence's pause would only hold back its replication. */
-	(void)vk_client_unpause(in->ctl, NULL);
-	clear_fenced(in);
-	become(in, INST_STATE_REPLICA, c->req.host, c->req.port, "replicating as instructed");
+	(void)vk_client_unpause(in->server_conn, NULL);
+	inst_clear_fenced(in);
+	inst_become(in, INST_STATE_REPLICA, c->req.host, c->req.port, "replicating as instructed");
 	log_info("ops", "replicating", "pod", in->set.pod_name, "host", c->req.host, (char *)NULL);
 	ok(in, c, "replicating");
 }
@@ -274,8 +276,7 @@ static void peer_tls(struct inst *in, char paths[3][PATH_MAX * 2], struct httpc_
 	*t = (struct httpc_tls){ .cert_file = paths[0],
 		                 .key_file = paths[1],
 		                 .ca_file = paths[2],
-		                 .skip_host_check = true, /* peers are addressed by IP */
-		                 .system_ca_dir = true };
+		                 .skip_host_check = true }; /* peers are addressed by IP */
 }
 
 static int post_promote(struct inst *in, const char *host, int port, struct err *e)
@@ -283,15 +284,22 @@ static int post_promote(struct inst *in, const char *host, int port, struct err 
 	struct httpc_body resp = HTTPC_BODY_INIT(PEER_BODY_MAX);
 	char url[INST_HOST_MAX + 64], paths[3][PATH_MAX * 2];
 	struct httpc_tls t;
+	struct api_inst_request req = { .op = API_INST_PROMOTE };
+	json_t *j = api_inst_request_encode(&req);
+	char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	struct httpc_req rq = { .method = "POST",
 		                .url = url,
-		                .body = "{}",
-		                .body_len = 2,
+		                .body = body,
+		                .body_len = body ? strlen(body) : 0,
 		                .has_body = true,
 		                .timeout_ms = PROMOTE_TIMEOUT_MS };
 	struct err te;
 	long status = 0;
 	int rc;
+
+	json_decref(j);
+	if (!body)
+		return err_set(e, -ENOMEM, "promote body");
 
 	snprintf(url, sizeof(url), "%s://%s:%d/v1/promote", in->http_tls ? "https" : "http", host,
 	         port);
@@ -306,6 +314,7 @@ static int post_promote(struct inst *in, const char *host, int port, struct err 
 	else if (rc)
 		err_set(e, -EIO, "%s %s", te.msg, buf_cstr(&resp.buf));
 	buf_release(&resp.buf);
+	free(body);
 	return rc;
 }
 
@@ -367,8 +376,8 @@ static void sw_abort(struct inst *in, struct inst_cmd *c, const char *why)
 	struct vk_role_info r;
 
 	if (inst_lease_acquire(in, &e) == 0 && inst_lease_start(in, &e) == 0 &&
-	    vk_role(in->ctl, &r, NULL) == 0 && r.role == VK_ROLE_PRIMARY) {
-		vk_client_unpause(in->ctl, NULL);
+	    vk_role(in->server_conn, &r, NULL) == 0 && r.role == VK_ROLE_PRIMARY) {
+		vk_client_unpause(in->server_conn, NULL);
 		return fail(c, 502, why);
 	}
 	fence(in, "switchover failed half-way", NULL);
@@ -412,16 +421,16 @@ static void sw_demote(struct inst *in, struct inst_cmd *c, struct sw *s)
 
 	if (demote(in, s->host, s->port, DEMOTE_BUDGET_MS,
 	           inst_fault_hit(INST_FAULT_SWITCHOVER_DEMOTION), &e) == 0) {
-		vk_client_unpause(in->ctl, NULL);
+		vk_client_unpause(in->server_conn, NULL);
 		s->t_end = now_us();
-		become(in, INST_STATE_REPLICA, s->host, s->port, "switched over");
+		inst_become(in, INST_STATE_REPLICA, s->host, s->port, "switched over");
 		return sw_answer(c, s, NULL);
 	}
 	log_error("ops", "switchover: demotion not confirmed; staying fenced", "error", e.msg,
 	          (char *)NULL);
 	(void)fence(in, "switchover: demotion to a replica not confirmed", NULL);
 	s->t_end = now_us();
-	become(in, INST_STATE_PARKED, NULL, 0, "switched over; demotion failed: fenced");
+	inst_become(in, INST_STATE_PARKED, NULL, 0, "switched over; demotion failed: fenced");
 	sw_answer(c, s, e.msg);
 }
 
@@ -434,14 +443,14 @@ static void sw_run(struct inst *in, struct inst_cmd *c, struct sw *s)
 	s->t0 = now_us();
 	/* A pause without an end of its own (the fence's): however slow the API server makes
 	 * the hand-over, it holds until this function lifts it or keeps it as a fence. */
-	if (vk_client_pause_write(in->ctl, INST_FENCE_PAUSE_MS, &e) < 0 ||
-	    vk_info(in->ctl, "replication", &info, &e) < 0) {
-		vk_client_unpause(in->ctl, NULL); /* we still hold the lease */
+	if (vk_client_pause_write(in->server_conn, INST_FENCE_PAUSE_MS, &e) < 0 ||
+	    vk_info(in->server_conn, "replication", &info, &e) < 0) {
+		vk_client_unpause(in->server_conn, NULL); /* we still hold the lease */
 		return fail(c, 503, e.msg);
 	}
 	s->offset = info.master_repl_offset;
 	if (sw_catch_up(s, &e) < 0) {
-		vk_client_unpause(in->ctl, NULL);
+		vk_client_unpause(in->server_conn, NULL);
 		return fail(c, 504, e.msg);
 	}
 	s->t_caught = now_us();
@@ -525,7 +534,7 @@ static int setuser(struct inst *in, const char *name, enum inst_acl_kind kind, b
 	int rc;
 
 	inst_acl_rules(kind, enabled, pw, rules, n, &r);
-	rc = vk_acl_setuser(in->ctl, name, (const char *const *)r.v, r.n, e);
+	rc = vk_acl_setuser(in->server_conn, name, (const char *const *)r.v, r.n, e);
 	inst_strv_release(&r);
 	return rc;
 }
@@ -537,25 +546,25 @@ static bool wanted_user(const struct inst_desired *d, const char *name)
 	for (size_t i = 0; i < d->nusers; i++)
 		if (strcmp(d->users[i].name, name) == 0)
 			return true;
-	return false;
+	return inst_acl_file_wants(d, name);
 }
 
 static int drop_unwanted_users(struct inst *in, const struct inst_desired *d, struct err *e)
 {
 	struct vk_reply *r = NULL;
-	int rc = vk_command(in->ctl, &r, e, "ACL", "USERS");
+	int rc = vk_command(in->server_conn, &r, e, "ACL", "USERS");
 
 	for (size_t i = 0; !rc && i < vk_reply_len(r); i++) {
 		const char *u = vk_reply_str(vk_reply_elem(r, i), NULL);
 
 		if (u && !wanted_user(d, u))
-			rc = vk_command(in->ctl, NULL, e, "ACL", "DELUSER", u);
+			rc = vk_command(in->server_conn, NULL, e, "ACL", "DELUSER", u);
 	}
 	vk_reply_free(r);
 	return rc;
 }
 
-static int apply_users(struct inst *in, const struct inst_desired *d, struct err *e)
+static int apply_users(struct inst *in, struct inst_desired *d, struct err *e)
 {
 	static const struct inst_pwset none;
 	int rc = setuser(in, INST_OPERATOR_USER, INST_ACL_OPERATOR, true, &in->creds.operator_all,
@@ -570,6 +579,8 @@ static int apply_users(struct inst *in, const struct inst_desired *d, struct err
 		rc = setuser(in, d->users[i].name, INST_ACL_CUSTOMER, d->users[i].enabled,
 		             pw ? pw : &none, d->users[i].rules, d->users[i].nrules, e);
 	}
+	if (!rc)
+		rc = inst_acl_file_apply(in, d, e);
 	return rc ? rc : drop_unwanted_users(in, d, e);
 }
 
@@ -584,11 +595,11 @@ int inst_apply_live(struct inst *in, const struct inst_desired *old, struct inst
 	kv = xcalloc(names.n + 1, sizeof(*kv));
 	for (size_t i = 0; i < names.n; i++)
 		kv[i] = (struct vk_kv){ names.v[i], values.v[i] };
-	rc = vk_config_set(in->ctl, kv, names.n, e);
+	rc = vk_config_set(in->server_conn, kv, names.n, e);
 	if (!rc)
 		rc = apply_users(in, &in->desired, e);
 	if (!rc)
-		rc = vk_config_rewrite(in->ctl, e);
+		rc = vk_config_rewrite(in->server_conn, e);
 	free(kv);
 	inst_strv_release(&names);
 	for (size_t i = 0; i < values.n; i++)
@@ -608,6 +619,8 @@ static void op_config(struct inst *in, struct inst_cmd *c)
 	if (c->req.drop_old_passwords)
 		inst_creds_drop_old(&in->creds);
 	in->desired = c->req.config;
+	in->desired.acl = old.acl; /* the file's users applied last stay the manager's */
+	old.acl = (struct api_acl_file){ 0 };
 	c->req.has_config = false; /* taken */
 	rc = inst_apply_live(in, &old, &restart, &e);
 	inst_desired_release(&old);
@@ -640,7 +653,7 @@ static void op_restart(struct inst *in, struct inst_cmd *c)
 	in->snap.server_restarts++;
 	pthread_mutex_unlock(&in->mu);
 	if (inst_is_fenced(in))
-		(void)inst_fence_server(in->ctl, NULL);
+		(void)inst_fence_server(in->server_conn, NULL);
 	inst_poller_refresh(in, 0);
 	ok(in, c, "restarted");
 }
@@ -656,11 +669,17 @@ void inst_ops_execute(struct inst *in, struct inst_cmd *c)
 
 	struct err e = { 0 };
 
+	if (in->sen && (c->req.op == INST_OP_PROMOTE || c->req.op == INST_OP_REPLICATE))
+		return fail(c, 409,
+		            "spec.mode sentinel: Sentinel alone promotes and re-points "
+		            "(a switchover is SENTINEL FAILOVER)");
+	if (in->sen && c->req.op == INST_OP_SWITCHOVER && in->server_pid > 0)
+		return inst_sentinel_switchover(in, c); /* sentinel_follow.c */
 	if (in->server_pid <= 0 && c->req.op != INST_OP_FENCE)
 		return fail(c, 503, "the server is not running");
 	/* A fence kills every normal connection, ours included: reconnect first. */
-	if (in->server_pid > 0 && vk_ping(in->ctl, NULL) < 0 && vk_ping(in->ctl, &e) < 0 &&
-	    c->req.op != INST_OP_FENCE)
+	if (in->server_pid > 0 && vk_ping(in->server_conn, NULL) < 0 &&
+	    vk_ping(in->server_conn, &e) < 0 && c->req.op != INST_OP_FENCE)
 		return fail(c, 503, e.msg);
 	ops[c->req.op](in, c);
 }

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/log.h"

@@ -132,6 +132,10 @@ static void users_lines(const struct inst_render *r, struct inst_conf *c)
 		user_line(c, r, d->users[i].name, INST_ACL_CUSTOMER, d->users[i].enabled,
 		          r->user_pw ? &r->user_pw[i] : NULL, d->users[i].rules,
 		          d->users[i].nrules);
+	for (size_t i = 0; i < d->acl.n; i++) /* spec.aclConfigSecret's, applied last */
+		if (!inst_desired_spec_user(d, d->acl.users[i].name))
+			user_line(c, r, d->acl.users[i].name, INST_ACL_FILE, false, NULL,
+			          d->acl.users[i].rules, d->acl.users[i].nrules);
 }
 
 int inst_render_lines(const struct inst_render *r, struct inst_conf *out, struct err *e)

@@ -9,7 +9,9 @@
  * would put old data in place of newer data). A restore thread then downloads the
  * manifest, streams the dump into a temporary file of the data dir (fsync), checks its
  * size and SHA-256 against the manifest and renames it to dump.rdb (fsync of the dir):
- * the server only ever sees a complete, verified file. Until then the server is not
+ * the server only ever sees a complete, verified file. A method aof backup goes through
+ * restore_aof.c instead (the archive extracted into appendonlydir), and is refused when
+ * the cluster runs with appendonly no (its server would start empty). Until then the server is not
  * started, the state stays "booting" (not ready) and status.restore says why; a failure
  * (missing or corrupt object, storage down, disk full) is retried after a back-off
  * (the object may be fixed or the disk freed), never answered with an empty primary.
@@ -29,7 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "instance/inst.h"
+#include "api/backup_store.h"
+#include "instance/internal.h"
 #include "lib/alloc.h"
 #include "lib/backoff.h"
 #include "lib/buf.h"
@@ -37,7 +40,6 @@
 #include "lib/file.h"
 #include "lib/log.h"
 #include "lib/objstore/objstore.h"
-#include "lib/rfc3339.h"
 
 #define RETRY_BASE_MS 1000
 #define RETRY_CAP_MS  (5 * 60 * 1000)
@@ -55,13 +57,7 @@ struct inst_restore {
 	atomic_bool cancel;
 };
 
-static const char *const cred_files[] = {
-	"AWS_ACCESS_KEY_ID",       "AWS_SECRET_ACCESS_KEY",
-	"AWS_SESSION_TOKEN",       "AZURE_STORAGE_CONNECTION_STRING",
-	"AZURE_STORAGE_ACCOUNT",   "AZURE_STORAGE_KEY",
-	"AZURE_STORAGE_SAS_TOKEN",
-};
-#define N_CRED (sizeof(cred_files) / sizeof(cred_files[0]))
+#define N_CRED API_INST_CREDENTIAL_KEYS
 
 struct job {
 	struct inst *in;
@@ -70,19 +66,13 @@ struct job {
 	char *cred[N_CRED]; /* wiped and freed at the end */
 	struct buf manifest;
 	int fd;
+	int write_rc; /* the dump's write error (objstore only says "the write callback") */
+	bool aof_off; /* the cluster runs with appendonly no: an aof backup cannot load */
 };
 
 bool inst_restore_wanted(const struct inst *in)
 {
 	return in->set.restore_source && *in->set.restore_source;
-}
-
-static void now_text(char out[32])
-{
-	char t[RFC3339_MAX];
-
-	rfc3339_format(clock_wall_ms(), RFC3339_SECONDS, t);
-	snprintf(out, 32, "%s", t);
 }
 
 static void creds_load(struct job *j)
@@ -92,7 +82,7 @@ static void creds_load(struct job *j)
 
 	for (size_t i = 0; i < N_CRED; i++) {
 		snprintf(path, sizeof(path), "%s/%s", j->in->set.restore_credentials_dir,
-		         cred_files[i]);
+		         api_inst_credential_key(i));
 		if (file_read_all_secret(path, CRED_FILE_MAX, &j->cred[i], &len, NULL) < 0)
 			j->cred[i] = NULL;
 	}
@@ -108,30 +98,29 @@ static void creds_free(struct job *j)
 	}
 }
 
+static const char *env_of(void *ctx, const char *name)
+{
+	(void)ctx;
+	return getenv(name);
+}
+
+/* The credential files as the contract's struct (pointers borrow from j->cred). With no
+ * credential files and the pod's cloud workload identity in the environment, the
+ * attempt fails saying that this is not supported (api_backup_web_identity), rather
+ * than the store's generic "needs AWS_ACCESS_KEY_ID ...". */
 static struct objstore *store_open(struct job *j, struct objstore_err *oe)
 {
-	const struct api_destination *d = &j->r->src.destination;
-	struct objstore_config cfg = { .user_agent = "redis-operator-instance" };
+	struct api_inst_credentials k = { 0 };
+	char msg[API_BACKUP_WEB_IDENTITY_MSG_MAX];
 
-	if (d->s3.set) {
-		cfg.provider = OBJSTORE_S3;
-		cfg.endpoint = d->s3.endpoint;
-		cfg.region = d->s3.region;
-		cfg.bucket = d->s3.bucket;
-		cfg.path_style = d->s3.force_path_style;
-		cfg.access_key_id = j->cred[0];
-		cfg.secret_access_key = j->cred[1];
-		cfg.session_token = j->cred[2];
-	} else {
-		cfg.provider = OBJSTORE_AZURE;
-		cfg.endpoint = d->azure.endpoint;
-		cfg.bucket = d->azure.container;
-		cfg.connection_string = j->cred[3];
-		cfg.account = j->cred[4] ? j->cred[4] : d->azure.account_name;
-		cfg.account_key = j->cred[5];
-		cfg.sas_token = j->cred[6];
+	for (size_t i = 0; i < N_CRED; i++)
+		api_inst_credentials_set(&k, i, j->cred[i]);
+	if (api_backup_web_identity(&j->r->src.destination, &k, env_of, NULL, msg)) {
+		err_set(&oe->err, -EINVAL, "%s", msg);
+		oe->retryable = false;
+		return NULL;
 	}
-	return objstore_new(&cfg, oe);
+	return inst_backup_store_open(&j->r->src.destination, &k, oe);
 }
 
 static int to_buf(void *ctx, const void *data, size_t n)
@@ -147,14 +136,14 @@ static int to_file(void *ctx, const void *data, size_t n)
 	const char *p = data;
 
 	if (atomic_load(&j->r->cancel))
-		return -ECANCELED;
+		return j->write_rc = -ECANCELED;
 	while (n) {
 		ssize_t w = write(j->fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
-			return -errno;
+			return j->write_rc = -errno;
 		p += w;
 		n -= (size_t)w;
 	}
@@ -181,7 +170,7 @@ static int write_err(struct objstore_err *oe, int rc, const char *path)
 {
 	oe->retryable = rc == -ENOSPC || rc == -EIO;
 	return err_set(&oe->err, rc, "%s: %s%s", path, strerror(-rc),
-	               rc == -ENOSPC ? " (the data volume is full)" : "");
+	               rc == -ENOSPC ? " (ENOSPC: the data volume is full)" : "");
 }
 
 /* Streams the dump into tmp, fsync'ed, and checks it against the manifest. */
@@ -198,9 +187,12 @@ static int get_dump(struct job *j, struct objstore *os, const struct inst_manife
 	j->fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (j->fd < 0)
 		return write_err(oe, -errno, tmp);
+	j->write_rc = 0;
 	rc = objstore_get_stream(os, key, to_file, j, &got, oe);
-	if (rc < 0 && oe->err.code != rc) /* the write callback's own error */
-		return write_err(oe, rc, tmp);
+	if (rc < 0 && j->write_rc) { /* the write callback's own error */
+		objstore_err_clear(oe);
+		return write_err(oe, j->write_rc, tmp);
+	}
 	if (!rc && fsync(j->fd) < 0)
 		return write_err(oe, -errno, tmp);
 	if (rc)
@@ -271,6 +263,30 @@ static int put_in_place(struct job *j, const char *tmp, struct objstore_err *oe)
 	return 0;
 }
 
+/* Method aof: restore_aof.c extracts and checks the archive into appendonlydir. */
+static int get_aof(struct job *j, struct objstore *os, const struct inst_manifest *m,
+                   struct objstore_err *oe)
+{
+	struct objstore_get_result got;
+	char key[INST_BACKUP_KEY_MAX];
+	int rc;
+
+	if (j->aof_off)
+		return err_set(&oe->err, -ENOTSUP,
+		               "backup %s is method aof and this cluster runs with appendonly no "
+		               "(spec.redis): its server would start without reading the AOF; set "
+		               "appendonly yes or restore an rdb backup",
+		               j->v.name);
+	rc = inst_backup_sibling(j->r->src.manifest_key, m->file, key, &oe->err);
+	if (!rc)
+		rc = inst_restore_aof(j->in->set.data_dir, os, key, m, &j->r->cancel, &got, oe);
+	if (rc)
+		return rc;
+	j->v.size = (int64_t)got.size;
+	snprintf(j->v.sha256, sizeof(j->v.sha256), "%s", got.sha256);
+	return 0;
+}
+
 static int attempt(struct job *j, struct objstore_err *oe)
 {
 	struct inst_manifest m;
@@ -285,6 +301,11 @@ static int attempt(struct job *j, struct objstore_err *oe)
 	if (!os)
 		return oe->err.code;
 	rc = get_manifest(j, os, &m, oe);
+	if (!rc && strcmp(m.method, "aof") == 0) {
+		rc = get_aof(j, os, &m, oe);
+		objstore_free(os);
+		return rc;
+	}
 	if (!rc)
 		rc = get_dump(j, os, &m, tmp, oe);
 	if (j->fd >= 0)
@@ -308,7 +329,7 @@ static void *restore_main(void *arg)
 	objstore_err_clear(&oe);
 	j->fd = -1;
 	rc = attempt(j, &oe);
-	now_text(j->v.stopped_at);
+	inst_backup_now(j->v.stopped_at);
 	if (rc) {
 		snprintf(j->v.phase, sizeof(j->v.phase), "%s", API_INST_RESTORE_FAILED);
 		snprintf(j->v.error, sizeof(j->v.error), "%s", oe.err.msg);
@@ -358,6 +379,14 @@ static struct inst_restore *restore_get(struct inst *in)
 	return r;
 }
 
+/* The server will run with appendonly no (render.c's rule): emptyDir, or spec.redis. */
+static bool appendonly_off(struct inst *in)
+{
+	const char *v = inst_desired_redis(&in->spec.desired, "appendonly");
+
+	return v ? strcmp(v, "no") == 0 : in->spec.ephemeral;
+}
+
 /* [in->mu held] */
 static void start(struct inst *in, struct inst_restore *r)
 {
@@ -365,11 +394,12 @@ static void start(struct inst *in, struct inst_restore *r)
 
 	j->in = in;
 	j->r = r;
+	j->aof_off = appendonly_off(in);
 	j->v = in->snap.restore;
 	snprintf(j->v.name, sizeof(j->v.name), "%s", r->src.name);
 	snprintf(j->v.manifest_key, sizeof(j->v.manifest_key), "%s", r->src.manifest_key);
 	snprintf(j->v.phase, sizeof(j->v.phase), "%s", API_INST_RESTORE_RESTORING);
-	now_text(j->v.started_at);
+	inst_backup_now(j->v.started_at);
 	j->v.stopped_at[0] = '\0';
 	j->v.attempts++;
 	in->snap.restore = j->v;
@@ -426,9 +456,7 @@ void inst_restore_stop(struct inst *in)
 
 	if (!r)
 		return;
-	atomic_store(&r->cancel, true);
-	if (r->joinable)
-		pthread_join(r->thread, NULL);
+	inst_backup_thread_stop(&r->cancel, r->thread, r->joinable);
 	api_inst_restore_source_release(&r->src);
 	free(r);
 	in->restore = NULL;

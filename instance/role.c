@@ -64,6 +64,31 @@ static bool r_lease_err(const struct inst_boot_facts *f)
 {
 	return is_primary(f);
 }
+/* sentinel mode with sentinel pods: rules S1-S4 */
+static bool sen(const struct inst_boot_facts *f)
+{
+	return f->sentinels > 0;
+}
+static bool r_sen_other(const struct inst_boot_facts *f)
+{
+	return sen(f) && f->sentinel_verdict == INST_SENTINEL_OTHER;
+}
+static bool r_sen_hold(const struct inst_boot_facts *f)
+{
+	return sen(f) && f->fenced;
+}
+static bool r_sen_self(const struct inst_boot_facts *f)
+{
+	return sen(f) && f->sentinel_verdict == INST_SENTINEL_SELF;
+}
+static bool r_sen_need_lease(const struct inst_boot_facts *f)
+{
+	return r_sen_self(f) && f->lease == INST_LEASE_NOT_TRIED;
+}
+static bool r_sen_lease_ok(const struct inst_boot_facts *f)
+{
+	return r_sen_self(f) && f->lease == INST_LEASE_ACQUIRED;
+}
 static bool r_replica(const struct inst_boot_facts *f)
 {
 	return f->primary_addr_known;
@@ -82,6 +107,13 @@ static const struct {
 	{ r_api_down, INST_BOOT_WAIT, "API server unreachable" },
 	{ r_not_found, INST_BOOT_WAIT, "RedisCluster not found" },
 	{ r_no_primary, INST_BOOT_WAIT, "status.currentPrimary is not set yet" },
+	{ r_sen_other, INST_BOOT_REPLICA, "replica of the master the sentinels name" },
+	{ r_sen_hold, INST_BOOT_HOLD,
+	  "fenced: not started until the sentinels name another master" },
+	{ r_sen_need_lease, INST_BOOT_NEED_LEASE, "the sentinels name it: acquiring the lease" },
+	{ r_sen_lease_ok, INST_BOOT_PRIMARY, "the sentinels name it and the lease is acquired" },
+	{ r_sen_self, INST_BOOT_WAIT, "the sentinels name it, but the lease is not free" },
+	{ sen, INST_BOOT_WAIT, "no majority of the sentinels names a master yet" },
 	{ r_fenced, INST_BOOT_PARK, "fenced: a fence marker is in the data dir" },
 	{ r_empty, INST_BOOT_PARK, "empty data dir while other instances exist" },
 	{ r_failing_over_away, INST_BOOT_PARK, "a failover away from this pod is running" },
@@ -106,7 +138,8 @@ void inst_role_decide(const struct inst_boot_facts *f, struct inst_boot_decision
 
 const char *inst_boot_action_name(enum inst_boot_action a)
 {
-	static const char *const names[] = { "wait", "need-lease", "primary", "replica", "park" };
+	static const char *const names[] = { "wait",    "need-lease", "primary",
+		                             "replica", "park",       "hold" };
 
 	return (unsigned)a < sizeof(names) / sizeof(names[0]) ? names[a] : "unknown";
 }

@@ -30,6 +30,19 @@
  *  4. Another pod is currentPrimary: its address is known → REPLICA of it; unknown
  *     (pod gone, no IP yet) → PARK, and the supervisor keeps resolving it: a parked
  *     replica still loads its data so the controller can read its offset.
+ * In spec.mode sentinel, once sentinel pods exist (sentinels > 0), Sentinel's majority
+ * (instance/sentinel_vote.h) replaces rules 3-4, right after rule 2:
+ *  S1. a majority names another server → REPLICA of it (a fence marker too: a replica
+ *      is read-only);
+ *  S2. a fence marker (a crashed or fenced primary) → HOLD: the server is not started
+ *      until the sentinels name another master (a parked server answers PING, so
+ *      Sentinel would not see its master down);
+ *  S3. a majority names this server → NEED_LEASE, then PRIMARY, or WAIT when the
+ *      lease is held by another or unreadable;
+ *  S4. no majority (no answer, a split view) → WAIT: a parked server that the
+ *      sentinels later name would report itself a replica to them, and Sentinel does
+ *      not turn it back into a master.
+ * With no sentinel pod yet (a new cluster's data pods come first) rules 3-4 apply.
  * PARK means: started as a replica of a placeholder address (read-only, never
  * writable, no sync), waiting for /v1/replicate or /v1/promote.
  */
@@ -39,12 +52,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "instance/sentinel_vote.h"
+
 enum inst_boot_action {
 	INST_BOOT_WAIT,
 	INST_BOOT_NEED_LEASE,
 	INST_BOOT_PRIMARY,
 	INST_BOOT_REPLICA,
 	INST_BOOT_PARK,
+	INST_BOOT_HOLD, /* sentinel mode: the server is not started (rule S2) */
 };
 
 enum inst_api_state { INST_API_OK, INST_API_UNREACHABLE, INST_API_NOT_FOUND };
@@ -68,6 +84,8 @@ struct inst_boot_facts {
 	const char *failover_phase;  /* status.failover.phase, from and to; NULL when unset */
 	const char *failover_from, *failover_to;
 	enum inst_lease_state lease;
+	size_t sentinels; /* sentinel pods found (sentinel mode; 0: none, or another mode) */
+	enum inst_sentinel_verdict sentinel_verdict;
 };
 
 struct inst_boot_decision {
@@ -76,7 +94,7 @@ struct inst_boot_decision {
 };
 
 void inst_role_decide(const struct inst_boot_facts *f, struct inst_boot_decision *out);
-/* "wait", "need-lease", "primary", "replica", "park". */
+/* "wait", "need-lease", "primary", "replica", "park", "hold". */
 const char *inst_boot_action_name(enum inst_boot_action a);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * secrets: passwords from the Secret volumes (see inst.h).
+ * secrets: passwords from the Secret volumes (see internal.h).
  *
  * Layout: <auth-dir>/password (default user), <operator-auth-dir>/password (internal
  * user), <users-dir>/<user>/<file> (each regular file one password of that user; the
@@ -7,6 +7,9 @@
  * Names starting with '.' are the kubelet's bookkeeping and are skipped. One trailing
  * newline (\n or \r\n) is dropped from a password file. Files are capped at
  * INST_PW_LEN_MAX bytes; an empty password file is refused.
+ *
+ * <acl-dir>/acl: the ACL file of spec.aclConfigSecret, kept as read (parsed where it is
+ * applied, ops.c: what it may define depends on spec.users); absent: none.
  *
  * Change detection: inst_creds_stamp() hashes the stat() of every file and the target
  * of each ..data symlink, so a kubelet update (new ..data, new inodes) and a test that
@@ -21,8 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "instance/inst.h"
+#include "api/acl_file.h"
+#include "instance/internal.h"
 #include "lib/alloc.h"
+#include "lib/file.h"
 
 #define USER_DIRS_MAX 64
 
@@ -118,6 +123,20 @@ static int load_users(const char *dir, struct inst_creds *c, struct err *e)
 	return rc;
 }
 
+/* <acl-dir>/acl into c (none when the file or --acl-dir is absent). */
+static int load_acl(const struct inst_settings *s, struct inst_creds *c, struct err *e)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!s->acl_dir)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", s->acl_dir, API_ACL_FILE_KEY);
+	if (stat(path, &st) != 0 && errno == ENOENT)
+		return 0;
+	return file_read_all_secret(path, API_ACL_FILE_MAX + 1, &c->acl_text, &c->acl_len, e);
+}
+
 int inst_creds_load(const struct inst_settings *s, struct inst_creds *out, struct err *e)
 {
 	struct inst_creds c = { 0 };
@@ -132,6 +151,8 @@ int inst_creds_load(const struct inst_settings *s, struct inst_creds *out, struc
 		rc = hash_file(path, &c.operator_cur, &c.operator_pw, e);
 	if (!rc)
 		rc = load_users(s->users_dir, &c, e);
+	if (!rc)
+		rc = load_acl(s, &c, e);
 	if (rc) {
 		inst_creds_release(&c);
 		return rc;
@@ -189,6 +210,8 @@ uint64_t inst_creds_stamp(const struct inst_settings *s)
 
 	h = stamp_path(h, s->auth_dir, 0);
 	h = stamp_path(h, s->operator_auth_dir, 0);
+	if (s->acl_dir)
+		h = stamp_path(h, s->acl_dir, 0);
 	return stamp_path(h, s->users_dir, 0);
 }
 
@@ -229,7 +252,7 @@ int inst_creds_refresh(const struct inst_settings *s, struct inst_creds *cur, st
 	int rc;
 
 	if (stamp == cur->stamp)
-		return 0;
+		return cur->acl_text && !cur->acl_applied ? 1 : 0;
 	if ((rc = inst_creds_load(s, &fresh, e)) != 0) {
 		/* The stamp taken before reading: a file caught half-written (truncated, not
 		 * yet filled) changes again once complete, and that change must retry. */
@@ -261,6 +284,9 @@ void inst_creds_release(struct inst_creds *c)
 	if (!c)
 		return;
 	free_secret(c->operator_pw);
+	if (c->acl_text)
+		secure_zero(c->acl_text, c->acl_len);
+	free(c->acl_text);
 	for (size_t i = 0; i < c->nusers; i++)
 		free(c->users[i].name);
 	free(c->users);

@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "lib/alloc.h"
 
 #define VERSION_OUT_MAX 1024

@@ -3,12 +3,14 @@
 
 #include <stddef.h>
 
+#include "api/instance_v1.h"
 #include "api/ports.h"
 
 static const char *const engines[] = { "redis", "valkey", NULL };
 static const char *const levels[] = { "debug", "info", "warn", "error", NULL };
 static const char *const formats[] = { "json", "logfmt", NULL };
 static const char *const http_tls_modes[] = { "auto", "required", NULL }; /* http_tls.h */
+static const char *const roles[] = { "data", "sentinel", NULL };
 
 #define OFF(f) offsetof(struct inst_settings, f)
 #define MIN_MS 100
@@ -33,6 +35,8 @@ const struct settings_desc inst_settings_table[] = {
 	  "Secret volume with `password`: the internal redis-operator user's password." },
 	{ "users-dir", SETTINGS_STRING, "/etc/redis-operator/users", 0, 0, NULL, false, false,
 	  OFF(users_dir), "Secret volume with <user>/<file> password files for spec.users." },
+	{ "acl-dir", SETTINGS_STRING, "/etc/redis-operator/acl", 0, 0, NULL, false, false,
+	  OFF(acl_dir), "Secret volume with `acl`: the ACL file of spec.aclConfigSecret." },
 	{ "tls-dir", SETTINGS_STRING, "/etc/redis-operator/tls", 0, 0, NULL, false, false,
 	  OFF(tls_dir), "tls.crt, tls.key, ca.crt for the server (TLS is on when present)." },
 	{ "http-tls-dir", SETTINGS_STRING, "/etc/redis-operator/http-tls", 0, 0, NULL, false, false,
@@ -79,6 +83,14 @@ const struct settings_desc inst_settings_table[] = {
 	{ "restore-credentials-dir", SETTINGS_STRING, "/etc/redis-operator/restore-credentials", 0,
 	  0, NULL, false, false, OFF(restore_credentials_dir),
 	  "Secret volume of the restore's storage credentials (AWS_ACCESS_KEY_ID, ... files)." },
+	{ "role", SETTINGS_ENUM, "data", 0, 0, roles, false, false, OFF(role),
+	  "data: supervise redis-server/valkey-server; sentinel: supervise redis-sentinel/"
+	  "valkey-sentinel (docs/sentinel.md)." },
+	{ "sentinel-port", SETTINGS_INT, API_PORT_TEXT(API_PORT_SENTINEL), 1, 65535, NULL, false,
+	  false, OFF(sentinel_port), "--role sentinel: the sentinel's TCP port." },
+	{ "sentinel-master", SETTINGS_STRING, NULL, 0, 0, NULL, false, false, OFF(sentinel_master),
+	  "--role sentinel: host:port of the master to monitor when sentinel.conf does not "
+	  "exist yet; unset: status.currentPrimary's pod." },
 };
 #undef OFF
 

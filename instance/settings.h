@@ -27,6 +27,7 @@ struct inst_settings {
 	char *pod_name, *pod_namespace, *pod_ip, *cluster_name;
 	char *data_dir, *run_dir;
 	char *auth_dir, *operator_auth_dir, *users_dir, *tls_dir, *http_tls_dir;
+	char *acl_dir;  /* spec.aclConfigSecret: the file `acl` (api/acl_file.h) */
 	char *http_tls; /* "auto" or "required" (instance/http_tls.h) */
 	char *http_address, *bind;
 	int64_t http_port, metrics_port, server_port;
@@ -35,6 +36,9 @@ struct inst_settings {
 	int64_t restart_backoff_max_ms, api_timeout_ms;
 	char *log_level, *log_format;
 	char *restore_source, *restore_credentials_dir; /* instance/backup.h */
+	char *role;            /* "data" or "sentinel" (instance/sentinel.h) */
+	int64_t sentinel_port; /* --role sentinel: the sentinel's TCP port */
+	char *sentinel_master; /* --role sentinel: the first master, "host:port" */
 };
 
 extern const struct settings_desc inst_settings_table[];

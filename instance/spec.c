@@ -194,12 +194,22 @@ void inst_desired_release(struct inst_desired *d)
 	free(d->redis);
 	free(d->users);
 	free(d->maxmemory_policy);
+	api_acl_file_release(&d->acl);
 	memset(d, 0, sizeof(*d));
+}
+
+bool inst_desired_spec_user(const struct inst_desired *d, const char *name)
+{
+	for (size_t i = 0; i < d->nusers; i++)
+		if (strcmp(d->users[i].name, name) == 0)
+			return true;
+	return false;
 }
 
 void inst_desired_copy(struct inst_desired *dst, const struct inst_desired *src)
 {
 	*dst = *src;
+	dst->acl = (struct api_acl_file){ 0 }; /* the manager's, never copied */
 	dst->maxmemory_policy = src->maxmemory_policy ? xstrdup(src->maxmemory_policy) : NULL;
 	dst->redis = xcalloc(src->nredis + 1, sizeof(*dst->redis));
 	for (size_t i = 0; i < src->nredis; i++) {
@@ -315,8 +325,17 @@ int inst_spec_from_cluster(const struct api_redis_cluster *rc, struct inst_spec 
 	 * guess, which the server binary on PATH overrides (supervisor.c) */
 	s.engine = sp->has_engine ? sp->engine : rc->status.engine;
 	s.ephemeral = sp->storage.type == API_STORAGE_EMPTYDIR;
+	s.sentinel_count = sp->sentinel.count;
+	s.sentinel_down_after_ms = sp->sentinel.down_after.ms > 0
+	                                   ? sp->sentinel.down_after.ms
+	                                   : INST_SENTINEL_DOWN_AFTER_DEFAULT_MS;
+	s.sentinel_failover_timeout_ms = sp->sentinel.failover_timeout.ms > 0
+	                                         ? sp->sentinel.failover_timeout.ms
+	                                         : INST_SENTINEL_FAILOVER_TIMEOUT_DEFAULT_MS;
 	status_part(&rc->status, &s);
 	rc2 = timing(&sp->failover, &s, e);
+	if (!rc2) /* spec.primaryIsolation.apiServerTimeout may shorten it (api/rediscluster.h) */
+		s.renew_deadline_ms = api_redis_cluster_fence_deadline_ms(sp);
 	if (!rc2)
 		rc2 = spec_memory(sp, &l, e);
 	if (!rc2)

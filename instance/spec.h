@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "api/acl_file.h"
 #include "api/instance_v1.h"
 #include "api/rediscluster.h"
 #include "lib/engine/engine.h"
@@ -43,6 +44,10 @@
 #define INST_RULE_LEN_MAX  256 /* one ACL rule */
 #define INST_USER_NAME_MAX 64
 #define INST_REDIS_MAX     64 /* spec.redis maxProperties */
+
+/* Sentinel's own defaults, used when spec.sentinel leaves a value unset */
+#define INST_SENTINEL_DOWN_AFTER_DEFAULT_MS       5000
+#define INST_SENTINEL_FAILOVER_TIMEOUT_DEFAULT_MS 180000
 
 struct inst_kv {
 	char *name;
@@ -65,6 +70,9 @@ struct inst_desired {
 	struct inst_kv *redis; /* sorted by name, unique */
 	size_t nusers;
 	struct inst_user_spec *users; /* sorted by name, unique */
+	/* The users of spec.aclConfigSecret's file as the manager last applied them
+	 * (instance/ops.c), for the next render; never from a request or the spec. */
+	struct api_acl_file acl;
 };
 
 struct inst_spec {
@@ -74,6 +82,8 @@ struct inst_spec {
 	bool ephemeral;        /* storage.type: emptyDir */
 	struct inst_desired desired;
 	int64_t lease_duration_ms, renew_deadline_ms, renew_period_ms, switchover_timeout_ms;
+	/* spec.sentinel (mode sentinel; 0 when unset: the INST_SENTINEL_*_DEFAULT below) */
+	int64_t sentinel_count, sentinel_down_after_ms, sentinel_failover_timeout_ms;
 	char *current_primary; /* status; NULL when unset */
 	/* status.failover while one runs (NULL otherwise): its phase, from and to */
 	char *failover_phase, *failover_from, *failover_to;
@@ -93,6 +103,8 @@ int inst_desired_from_config(const struct api_inst_config *c, struct inst_desire
 void inst_desired_release(struct inst_desired *d);
 /* Deep copy. */
 void inst_desired_copy(struct inst_desired *dst, const struct inst_desired *src);
+/* Is name one of spec.users? (Such a user is spec.users', never the ACL file's.) */
+bool inst_desired_spec_user(const struct inst_desired *d, const char *name);
 /* The value of spec.redis name, or NULL. */
 const char *inst_desired_redis(const struct inst_desired *d, const char *name);
 

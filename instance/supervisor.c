@@ -1,5 +1,5 @@
 /*
- * supervisor: the instance manager's main thread (see inst.h for who owns what).
+ * supervisor: the instance manager's main thread (see internal.h for who owns what).
  *
  * One loop: poll() on a signalfd (SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP) and an
  * eventfd (commands posted by HTTP handlers, lease loss), plus timers checked on every
@@ -30,7 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "instance/inst.h"
+#include "instance/handover.h"
+#include "instance/internal.h"
 #include "instance/instance.h"
 #include "instance/render.h"
 #include "instance/role.h"
@@ -65,7 +66,7 @@ void inst_share_password(struct inst *in)
 	in->shared_pw = xstrdup(in->creds.operator_pw);
 	in->creds_gen++;
 	pthread_mutex_unlock(&in->mu);
-	vk_conn_set_auth(in->ctl, INST_OPERATOR_USER, in->creds.operator_pw);
+	vk_conn_set_auth(in->server_conn, INST_OPERATOR_USER, in->creds.operator_pw);
 }
 
 struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int timeout_ms)
@@ -103,6 +104,21 @@ bool inst_post(struct inst *in, struct inst_cmd *cmd)
 	n = write(in->evfd, &one, sizeof(one));
 	(void)n;
 	return true;
+}
+
+struct inst_cmd *inst_take(struct inst *in, const char *component)
+{
+	struct inst_cmd *c;
+	uint64_t n;
+
+	if (read(in->evfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		log_warn(component, "eventfd read failed", (char *)NULL);
+	pthread_mutex_lock(&in->mu);
+	c = in->q_head;
+	if (c && !(in->q_head = c->next))
+		in->q_tail = &in->q_head;
+	pthread_mutex_unlock(&in->mu);
+	return c;
 }
 
 /* --- config and server lifecycle ---------------------------------------------------- */
@@ -194,7 +210,7 @@ int inst_start_server(struct inst *in, struct err *e)
 	in->server_pid = pid;
 	in->stop_expected = false;
 	in->restart_at = 0;
-	vk_conn_close(in->ctl);
+	vk_conn_close(in->server_conn);
 	pthread_mutex_lock(&in->mu);
 	in->snap.server_pid = pid;
 	in->snap.server_started_wall_ms = clock_wall_ms();
@@ -216,7 +232,7 @@ int inst_wait_server(struct inst *in, int64_t budget_ms, struct err *e)
 
 	do {
 		err_clear(e);
-		rc = vk_ping(in->ctl, e);
+		rc = vk_ping(in->server_conn, e);
 		if (rc == 0)
 			return 0;
 		nanosleep(&ts, NULL);
@@ -256,8 +272,8 @@ int inst_stop_server(struct inst *in, int64_t budget_ms, bool nosave)
 		return 0;
 	in->stop_expected = true;
 	/* SHUTDOWN closes the connection on success: an I/O error is the normal answer. */
-	(void)vk_command(in->ctl, NULL, &e, "SHUTDOWN", nosave ? "NOSAVE" : "SAVE", "NOW");
-	vk_conn_close(in->ctl);
+	(void)vk_command(in->server_conn, NULL, &e, "SHUTDOWN", nosave ? "NOSAVE" : "SAVE", "NOW");
+	vk_conn_close(in->server_conn);
 	if (reap_server(in, start + budget_ms * 6 / 10))
 		return 0;
 	log_warn("supervisor", "server ignored SHUTDOWN: SIGTERM", "pod", in->set.pod_name,
@@ -305,6 +321,7 @@ static void primary_crashed(struct inst *in)
 static void server_exited(struct inst *in, int status)
 {
 	char how[64];
+	bool was_primary;
 	int64_t up;
 
 	pthread_mutex_lock(&in->mu);
@@ -314,16 +331,19 @@ static void server_exited(struct inst *in, int status)
 	in->snap.server_restarts++;
 	pthread_mutex_unlock(&in->mu);
 	in->server_pid = 0;
-	vk_conn_close(in->ctl);
+	vk_conn_close(in->server_conn);
 	snprintf(how, sizeof(how), WIFSIGNALED(status) ? "signal %d" : "exit %d",
 	         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
 	log_error("supervisor", "server exited unexpectedly", "pod", in->set.pod_name, "status",
 	          how, "state", inst_state_name(in->want), (char *)NULL);
 	if (up > STABLE_UPTIME_MS)
 		backoff_reset(&in->restart_backoff);
-	if (in->want == INST_STATE_PRIMARY)
+	was_primary = in->want == INST_STATE_PRIMARY;
+	if (was_primary)
 		primary_crashed(in);
 	schedule_restart(in);
+	if (was_primary)
+		(void)inst_sentinel_crashed(in); /* sentinel mode: held down, not parked */
 }
 
 static void reap_children(struct inst *in)
@@ -392,6 +412,7 @@ static enum inst_api_state boot_read(struct inst *in, struct err *e)
 		}
 		if (inst_lease_init(in, e) < 0)
 			return INST_API_UNREACHABLE;
+		inst_sentinel_follow_init(in);
 		return INST_API_OK;
 	}
 	free(in->spec.current_primary);
@@ -399,6 +420,21 @@ static enum inst_api_state boot_read(struct inst *in, struct err *e)
 	s.current_primary = NULL;
 	inst_spec_release(&s);
 	return INST_API_OK;
+}
+
+/* Sentinel mode with sentinel pods: their majority instead of currentPrimary
+ * (role.h rules S1-S4); the fence marker is read by the caller. */
+static bool sentinel_facts(struct inst *in, struct inst_boot_facts *f)
+{
+	struct inst_sentinel_tally t;
+
+	f->sentinels = inst_sentinel_boot_tally(in, &t);
+	f->sentinel_verdict = t.verdict;
+	if (t.verdict == INST_SENTINEL_OTHER) {
+		snprintf(in->want_host, sizeof(in->want_host), "%s", t.host);
+		in->want_port = t.port;
+	}
+	return f->sentinels > 0;
 }
 
 static void boot_facts(struct inst *in, struct inst_boot_facts *f, struct err *e)
@@ -417,6 +453,8 @@ static void boot_facts(struct inst *in, struct inst_boot_facts *f, struct err *e
 	if (cur && strcmp(cur, f->self) == 0 && !f->has_data &&
 	    inst_kube_other_pods(in, &f->other_pods, e) < 0)
 		f->other_pods = true; /* unknown counts as "others exist": the safe side */
+	if (sentinel_facts(in, f))
+		return;
 	if (cur && strcmp(cur, f->self) != 0)
 		f->primary_addr_known =
 		        inst_kube_pod_addr(in, cur, in->want_host, sizeof(in->want_host),
@@ -433,10 +471,17 @@ static bool boot_act(struct inst *in, const struct inst_boot_decision *d, struct
 {
 	struct err se = { 0 };
 
+	if (d->action == INST_BOOT_HOLD) {
+		inst_sentinel_hold(in, d->reason);
+		inst_set_state(in, INST_STATE_PARKED, d->reason);
+		return true;
+	}
+	if (d->action == INST_BOOT_REPLICA && in->sen)
+		inst_clear_fenced(in); /* Sentinel's master's replica: read-only */
 	in->want = d->action == INST_BOOT_PRIMARY   ? INST_STATE_PRIMARY
 	           : d->action == INST_BOOT_REPLICA ? INST_STATE_REPLICA
 	                                            : INST_STATE_PARKED;
-	in->follow_primary = d->action == INST_BOOT_PARK && !inst_is_fenced(in);
+	in->follow_primary = d->action == INST_BOOT_PARK && !inst_is_fenced(in) && !in->sen;
 	in->follow_at = now_ms() + FOLLOW_RETRY_MS;
 	if (inst_start_server(in, &se) < 0) {
 		log_error("supervisor", "cannot start the server", "error", se.msg, (char *)NULL);
@@ -511,7 +556,7 @@ static void follow_step(struct inst *in)
 		return;
 	if (s.current_primary && strcmp(s.current_primary, in->set.pod_name) != 0 &&
 	    inst_kube_pod_addr(in, s.current_primary, host, sizeof(host), &port, NULL, &e) == 0 &&
-	    vk_replicaof(in->ctl, host, port, &e) == 0) {
+	    vk_replicaof(in->server_conn, host, port, &e) == 0) {
 		snprintf(in->want_host, sizeof(in->want_host), "%s", host);
 		in->want_port = port;
 		in->want = INST_STATE_REPLICA;
@@ -547,7 +592,7 @@ static void tls_step(struct inst *in)
 			                    { "tls-key-file", key },
 			                    { "tls-ca-cert-file", ca } };
 
-		if (vk_config_set(in->ctl, kv, 3, &e) < 0) {
+		if (vk_config_set(in->server_conn, kv, 3, &e) < 0) {
 			log_warn("supervisor", "TLS files changed but the server refused them",
 			         "error", e.msg, (char *)NULL);
 			return; /* retried on the next tick: a half-written update settles */
@@ -585,10 +630,12 @@ static void lease_lost_step(struct inst *in)
 	if (!atomic_exchange(&in->lease_lost, false))
 		return;
 	inst_lease_stop(in, true);
+	inst_sentinel_lease_lost(in);
 	pthread_mutex_lock(&in->mu);
 	in->snap.lease_held = false;
 	snprintf(in->snap.reason, sizeof(in->snap.reason), "%s",
-	         "primary lease lost: fenced; waiting for the controller");
+	         in->sen ? "primary lease lost: fenced; waiting for the sentinels and the lease"
+	                 : "primary lease lost: fenced; waiting for the controller");
 	pthread_mutex_unlock(&in->mu);
 	in->fence_reassert_at = now_ms() + INST_FENCE_REASSERT_MS;
 }
@@ -608,7 +655,7 @@ static void timers(struct inst *in, int64_t *boot_at, int64_t boot_deadline)
 			*boot_at = now + BOOT_RETRY_MS;
 	}
 	if (in->restart_at && now >= in->restart_at && in->server_pid <= 0 &&
-	    inst_start_server(in, &e) < 0) {
+	    !inst_sentinel_holding(in) && inst_start_server(in, &e) < 0) {
 		log_error("supervisor", "server restart failed", "error", e.msg, (char *)NULL);
 		schedule_restart(in);
 	}
@@ -620,10 +667,12 @@ static void timers(struct inst *in, int64_t *boot_at, int64_t boot_deadline)
 		follow_step(in);
 	if (!*boot_at && in->want != INST_STATE_PRIMARY)
 		inst_lease_observe_step(in);
+	if (!*boot_at)
+		inst_sentinel_step(in);
 	if (in->fence_reassert_at && now >= in->fence_reassert_at && inst_is_fenced(in) &&
 	    in->want == INST_STATE_PRIMARY) {
 		in->fence_reassert_at = now + INST_FENCE_REASSERT_MS;
-		(void)vk_client_pause_write(in->ctl, INST_FENCE_PAUSE_MS, NULL);
+		(void)vk_client_pause_write(in->server_conn, INST_FENCE_PAUSE_MS, NULL);
 	}
 	pthread_mutex_lock(&in->mu);
 	in->snap.lease_held = inst_lease_held(in);
@@ -636,18 +685,8 @@ static void timers(struct inst *in, int64_t *boot_at, int64_t boot_deadline)
 static void run_commands(struct inst *in, bool booting)
 {
 	struct inst_cmd *c;
-	uint64_t n;
 
-	if (read(in->evfd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		log_warn("supervisor", "eventfd read failed", (char *)NULL);
-	for (;;) {
-		pthread_mutex_lock(&in->mu);
-		c = in->q_head;
-		if (c && !(in->q_head = c->next))
-			in->q_tail = &in->q_head;
-		pthread_mutex_unlock(&in->mu);
-		if (!c)
-			return;
+	while ((c = inst_take(in, "supervisor")) != NULL) {
 		if (booting || in->stopping) {
 			c->status = 503;
 			c->body =
@@ -669,31 +708,12 @@ void inst_drain_commands(struct inst *in)
 	run_commands(in, false);
 }
 
-/* A primary gives its replicas a moment to reach its offset before it stops. */
-static void drain_replicas(struct inst *in, int64_t budget_ms)
-{
-	int64_t deadline = now_ms() + budget_ms;
-	struct timespec ts = { 0, 5 * 1000 * 1000 };
-	struct vk_info info;
-
-	if (vk_client_pause_write(in->ctl, budget_ms + 1000, NULL) < 0)
-		return;
-	while (now_ms() < deadline && vk_info(in->ctl, "replication", &info, NULL) == 0) {
-		bool caught = true;
-
-		for (size_t i = 0; i < info.nreplicas; i++)
-			if (strcmp(info.replicas[i].state, "online") == 0 &&
-			    info.replicas[i].offset < info.master_repl_offset)
-				caught = false;
-		if (caught)
-			return;
-		nanosleep(&ts, NULL);
-	}
-}
-
 static int shutdown_all(struct inst *in)
 {
 	int64_t budget = in->set.shutdown_timeout_ms;
+	struct inst_handover h = { .sigterm_ms = clock_wall_ms(),
+		                   .why = "fenced, or not the Lease holder" };
+	bool primary = in->want == INST_STATE_PRIMARY, handed = false;
 	int killed;
 
 	log_info("supervisor", "shutting down", "pod", in->set.pod_name, (char *)NULL);
@@ -701,10 +721,18 @@ static int shutdown_all(struct inst *in)
 	pthread_mutex_lock(&in->mu);
 	in->stopping = true;
 	pthread_mutex_unlock(&in->mu);
-	if (in->want == INST_STATE_PRIMARY && in->server_pid > 0 && !inst_is_fenced(in))
-		drain_replicas(in, budget / 4 < 5000 ? budget / 4 : 5000);
+	/* a hand-over (handover.h): every replica caught up, the Lease goes before the SAVE */
+	if (primary && in->server_pid > 0 && !inst_is_fenced(in) && inst_lease_held(in))
+		handed = inst_handover_drain(in, budget / 4 < 5000 ? budget / 4 : 5000, &h);
+	if (handed) {
+		inst_lease_stop(in, true);
+		h.released_ms = clock_wall_ms();
+	}
+	if (primary)
+		inst_handover_log(in, &h);
 	killed = inst_stop_server(in, budget * 7 / 10, in->spec.ephemeral);
-	inst_lease_stop(in, in->want == INST_STATE_PRIMARY);
+	if (!handed)
+		inst_lease_stop(in, primary);
 	log_info("supervisor", killed ? "stopped (server killed)" : "stopped cleanly", "pod",
 	         in->set.pod_name, (char *)NULL);
 	return killed ? INST_EXIT_SERVER_KILLED : INST_EXIT_OK;

@@ -37,9 +37,9 @@
  *   - instance peer promote: only 200 is success; every failure is -EIO.
  *
  * TLS (struct httpc_tls): a CA given is the only one trusted: curl's default bundle
- * and CA directory are off, except with system_ca_dir: the instance peer call and the
- * object store's ca_file have always also trusted curl's default CA directory
- * (/etc/ssl/certs on Debian), and still do. Inline PEM is passed without
+ * and CA directory are off, except with system_ca_dir: the object store's ca_file also
+ * trusts curl's default CA directory (/etc/ssl/certs on Debian), so that a store behind
+ * a public CA keeps working when a private one is added. Inline PEM is passed without
  * a copy (CURL_BLOB_NOCOPY) and must outlive the transfer; file names are copied.
  *
  * Threads: no state; any thread, one handle per thread at a time. httpc_global_init

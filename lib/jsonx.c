@@ -1,6 +1,6 @@
 /*
- * jsonx: path lookup, typed getters, path setter, canonical dump and bounded parse
- * over jansson (see jsonx.h).
+ * jsonx: path lookup, typed getters, containment, path setter, canonical dump and bounded
+ * parse over jansson (see jsonx.h).
  *
  * A path is read one segment at a time by path_next(); a segment's key is copied into
  * the segment's buffer (unescaped), so lookups and the setter share one grammar.
@@ -196,6 +196,63 @@ json_t *jsonx_get(json_t *root, const char *path)
 	return lookup(root, path, &v, NULL) < 0 ? NULL : v;
 }
 
+const char *jsonx_get_string(json_t *root, const char *path)
+{
+	return json_string_value(jsonx_get(root, path));
+}
+
+/* --- containment -------------------------------------------------------------------------- */
+
+static bool number_equal(json_t *a, json_t *b)
+{
+	if (json_is_integer(a) && json_is_integer(b))
+		return json_integer_value(a) == json_integer_value(b);
+	return json_number_value(a) == json_number_value(b);
+}
+
+static bool object_contains(json_t *have, json_t *want)
+{
+	const char *k;
+	json_t *v;
+
+	if (!json_is_object(have))
+		return false;
+	json_object_foreach (want, k, v) {
+		if (!jsonx_contains(json_object_get(have, k), v))
+			return false;
+	}
+	return true;
+}
+
+static bool array_contains(json_t *have, json_t *want)
+{
+	json_t *v;
+	size_t i;
+
+	if (!json_is_array(have) || json_array_size(have) != json_array_size(want))
+		return false;
+	json_array_foreach (want, i, v) {
+		if (!jsonx_contains(json_array_get(have, i), v))
+			return false;
+	}
+	return true;
+}
+
+bool jsonx_contains(json_t *have, json_t *want)
+{
+	if (!want)
+		return true;
+	if (!have)
+		return json_is_null(want);
+	if (json_is_object(want))
+		return object_contains(have, want);
+	if (json_is_array(want))
+		return array_contains(have, want);
+	if (json_is_number(want) && json_is_number(have))
+		return number_equal(have, want);
+	return json_equal(have, want);
+}
+
 /* --- typed getters ------------------------------------------------------------------------ */
 
 /* *out = the value of type want (JSON_TRUE: either boolean), or NULL when absent or null. */
@@ -295,6 +352,36 @@ int jsonx_int_req(json_t *root, const char *path, int64_t min, int64_t max, int6
                   struct err *e)
 {
 	return get_int(root, path, true, min, max, 0, out, e);
+}
+
+json_t *jsonx_find(json_t *arr, const char *key, const char *value)
+{
+	json_t *it;
+	size_t i;
+
+	json_array_foreach (arr, i, it) {
+		const char *v = json_string_value(json_object_get(it, key));
+
+		if (v && strcmp(v, value) == 0)
+			return it;
+	}
+	return NULL;
+}
+
+int jsonx_only_fields(json_t *j, const char *prefix, const char *const *fields, struct err *e)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach (j, k, v) {
+		size_t i;
+
+		for (i = 0; fields[i] && strcmp(fields[i], k) != 0; i++)
+			;
+		if (!fields[i])
+			return err_set(e, -EINVAL, "%s%s: unknown field", prefix, k);
+	}
+	return 0;
 }
 
 int jsonx_bool(json_t *root, const char *path, bool def, bool *out, struct err *e)

@@ -36,8 +36,29 @@
 /* The value at path (borrowed), or NULL when absent, not reachable or the path is malformed. */
 json_t *jsonx_get(json_t *root, const char *path);
 
+/* The string at path (borrowed), or NULL when absent, not a string or not reachable. */
+const char *jsonx_get_string(json_t *root, const char *path);
+
+/*
+ * True when every field of want is in have with an equal value: objects key by key
+ * (have may hold more keys), arrays element by element (same length), scalars equal
+ * (integers and integral reals compare by value); a NULL want is contained in anything,
+ * a JSON null in an absent value. For writers that own some fields of an object and
+ * compare only those (the controller's children: fields the API server defaults cause
+ * no churn).
+ */
+bool jsonx_contains(json_t *have, json_t *want);
+
 /* "object", "array", "string", "integer", "real", "boolean", "null"; "absent" for NULL. */
 const char *jsonx_type_name(const json_t *j);
+
+/* The first object of array arr whose string member key equals value (borrowed), or
+ * NULL: a condition by its type, an entry by its name. */
+json_t *jsonx_find(json_t *arr, const char *key, const char *value);
+
+/* Every key of object j is one of fields (NULL-terminated); else -EINVAL
+ * "<prefix><key>: unknown field" for the first other key. */
+int jsonx_only_fields(json_t *j, const char *prefix, const char *const *fields, struct err *e);
 
 /* Typed getters (see the header comment). */
 int jsonx_string(json_t *root, const char *path, const char *def, const char **out, struct err *e);

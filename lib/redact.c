@@ -3,7 +3,8 @@
  *
  * redact_json builds its copy node by node, carrying down how secret the current value
  * is: not at all, by its key (a scalar, or the scalars of an array, under a key that names
- * a secret), or wholly (everything under a Secret's data or stringData). Booleans and
+ * a secret), or wholly (everything under a Secret's data or stringData, and its
+ * last-applied-configuration annotation, which repeats them). Booleans and
  * null are never secrets ("fillPassword": true stays readable); numbers and strings are.
  * redact_text parses only values that can be JSON (first byte { or [): JSON text is
  * judged member by member (a Secret's name stays readable beside its redacted key), any
@@ -91,11 +92,14 @@ static bool is_secret_object(json_t *obj)
 	return kind && strcmp(kind, "Secret") == 0;
 }
 
+/* kubectl's copy of an object as applied: in a Secret, its data again. */
+#define LAST_APPLIED "kubectl.kubernetes.io/last-applied-configuration"
+
 /* How secret the value under key k of an object is. */
 static enum redact_mode member_mode(const char *k, enum redact_mode mode, bool in_secret)
 {
 	if (mode == REDACT_ALL || strcmp(k, "stringData") == 0 ||
-	    (in_secret && strcmp(k, "data") == 0))
+	    (in_secret && (strcmp(k, "data") == 0 || strcmp(k, LAST_APPLIED) == 0)))
 		return REDACT_ALL;
 	return redact_key_is_sensitive(k) ? REDACT_KEY : REDACT_NONE;
 }
@@ -147,6 +151,13 @@ json_t *redact_json(const json_t *j)
 	bool changed = false;
 
 	return j ? copy((json_t *)j, REDACT_NONE, false, &changed) : NULL;
+}
+
+json_t *redact_json_secret(const json_t *j)
+{
+	bool changed = false;
+
+	return j ? copy((json_t *)j, REDACT_NONE, true, &changed) : NULL;
 }
 
 /* --- text ----------------------------------------------------------------------------- */

@@ -42,6 +42,9 @@ bool redact_value_is_sensitive(const char *value);
 /* A deep copy of j with every secret replaced by REDACT_MARK (a new reference; NULL for
  * NULL). j is not changed. */
 json_t *redact_json(const json_t *j);
+/* The same for j known to be a Secret whatever its "kind" says (the items of a list
+ * carry none). */
+json_t *redact_json_secret(const json_t *j);
 
 /*
  * value as it may be printed under key (NULL: no key): REDACT_MARK when the key is a

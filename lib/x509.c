@@ -21,6 +21,7 @@
 #include <openssl/rand.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "lib/alloc.h"
@@ -293,19 +294,55 @@ int x509_check_pair(const char *cert, const char *key, struct err *e)
 	return rc;
 }
 
-int x509_not_after(const char *pem, int64_t *wall_ms, struct err *e)
+/* One end of the validity window (after: notAfter, else notBefore) in wall ms. */
+static int validity_end(const char *pem, bool after, int64_t *wall_ms, struct err *e)
 {
 	X509 *x = cert_read(pem);
 	ASN1_TIME *epoch = ASN1_TIME_set(NULL, 0);
+	const ASN1_TIME *t = x ? (after ? X509_get0_notAfter(x) : X509_get0_notBefore(x)) : NULL;
 	int days = 0, secs = 0, rc = 0;
 
 	if (!x)
 		rc = fail(e, -EINVAL, "certificate: not PEM");
-	else if (!epoch || ASN1_TIME_diff(&days, &secs, epoch, X509_get0_notAfter(x)) != 1)
-		rc = fail(e, -EINVAL, "certificate: unreadable notAfter");
+	else if (!epoch || ASN1_TIME_diff(&days, &secs, epoch, t) != 1)
+		rc = fail(e, -EINVAL,
+		          after ? "certificate: unreadable notAfter"
+		                : "certificate: unreadable notBefore");
 	else
 		*wall_ms = ((int64_t)days * SECONDS_PER_DAY + secs) * 1000;
 	ASN1_TIME_free(epoch);
+	X509_free(x);
+	return rc;
+}
+
+int x509_not_after(const char *pem, int64_t *wall_ms, struct err *e)
+{
+	return validity_end(pem, true, wall_ms, e);
+}
+
+int x509_not_before(const char *pem, int64_t *wall_ms, struct err *e)
+{
+	return validity_end(pem, false, wall_ms, e);
+}
+
+int x509_fingerprint(const char *pem, char out[X509_FINGERPRINT_LEN + 1], struct err *e)
+{
+	static const char hex[] = "0123456789abcdef";
+	X509 *x = cert_read(pem);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	int rc = 0;
+
+	if (!x)
+		rc = fail(e, -EINVAL, "certificate: not PEM");
+	else if (X509_digest(x, EVP_sha256(), md, &n) != 1 || n * 2 != X509_FINGERPRINT_LEN)
+		rc = fail(e, -EIO, "certificate: cannot compute its SHA-256");
+	for (unsigned int i = 0; !rc && i < n; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 0xf];
+	}
+	if (!rc)
+		out[X509_FINGERPRINT_LEN] = '\0';
 	X509_free(x);
 	return rc;
 }

@@ -62,6 +62,12 @@ int x509_issue(const struct x509_pair *ca, const char *cn, int days, enum x509_e
 int x509_check_pair(const char *cert_pem, const char *key_pem, struct err *e);
 /* The certificate's notAfter as wall-clock milliseconds since the epoch. */
 int x509_not_after(const char *cert_pem, int64_t *wall_ms, struct err *e);
+/* Its notBefore, the same way. */
+int x509_not_before(const char *cert_pem, int64_t *wall_ms, struct err *e);
+/* SHA-256 of the certificate's DER as 64 lower-case hex digits into out (a change
+ * detector and what `openssl x509 -fingerprint -sha256` prints, without the colons). */
+#define X509_FINGERPRINT_LEN 64
+int x509_fingerprint(const char *cert_pem, char out[X509_FINGERPRINT_LEN + 1], struct err *e);
 /* The subject's common name of a DER certificate into out (outlen bytes, NUL-terminated):
  * 0, or -EINVAL (not DER, no CN, CN longer than outlen - 1). */
 int x509_der_common_name(const void *der, size_t len, char *out, size_t outlen, struct err *e);

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The include map, enforced (`make lint`, through test/lint.sh): every #include of every .c
-# and .h file under lib/ api/ controller/ instance/ cmd/ is resolved as the compiler does
+# and .h file under lib/ api/ controller/ instance/ cmd/ plugin/ is resolved as the compiler does
 # it with -I. (the including file's folder first, then the repository root; <...> is a
 # system header unless it names one of those folders) and checked against the rules
 # below. Prints the map (which folder includes which, with counts), then one line per
-# crossing that is not allowed, and exits 1 if there is any. test/ is exempt (tests may
+# crossing that is not allowed (and each line of lib/ code that names a CRD: CRD_NAMES),
+# and exits 1 if there is any. test/ is exempt (tests may
 # include anything); it is not in the map.
 #
 # usage: test/lint-includes.sh      (from anywhere; it works on the repository it is in)
@@ -18,12 +19,14 @@ cd "$(dirname "$0")/.." || exit 2
 #   api/ is the CRD's types: it may use lib/, never a role.
 #   The roles (controller/, instance/) never include each other.
 #   cmd/ is the subcommand table: it calls into everything.
+#   plugin/ (kubectl-redis) is a client of the API server: lib/ and api/, never a role.
 RULES=(
 	"lib/:lib/"
 	"api/:lib/ api/"
 	"controller/:lib/ api/ controller/"
 	"instance/:lib/ api/ instance/"
 	"cmd/:lib/ api/ controller/ instance/ cmd/"
+	"plugin/:lib/ api/ plugin/"
 )
 # Headers a folder must not reach, directly or through any chain of project headers; an
 # entry ending in / forbids every header under that folder:
@@ -40,9 +43,14 @@ FORBIDDEN=(
 # controller file reaches lib/valkey/. A new entry needs a reason and an issue that
 # removes it.
 ALLOWED_EXCEPTIONS=()
+# lib/ knows no CRD: besides never including api/ (RULES), no code under lib/ names the
+# redis.io group or one of its kinds or plurals, so a descriptor or a literal cannot be
+# defined there without an include (api/resources.c holds the descriptors). Comments may
+# name them (examples). A case-sensitive ERE over the code with comments blanked.
+CRD_NAMES='redis\.io|Redis(Cluster|Backup|ScheduledBackup)|redis(clusters|backups|scheduledbackups)'
 
 # --- the include graph ----------------------------------------------------------------------
-files=$(find lib api controller instance cmd -name '*.[ch]' | LC_ALL=C sort)
+files=$(find lib api controller instance cmd plugin -name '*.[ch]' | LC_ALL=C sort)
 declare -A edges   # file -> space-separated project headers it includes
 declare -A count   # "from-folder to-folder" -> number of #include lines
 errors=()
@@ -72,7 +80,7 @@ prefix_of() { # file, entries...
 resolve() { # file, delimiter, name
 	local dir=${1%/*}
 	case "$2$3" in
-	\<lib/* | \<api/* | \<controller/* | \<instance/* | \<cmd/* | \<test/*) ;;
+	\<lib/* | \<api/* | \<controller/* | \<instance/* | \<cmd/* | \<plugin/* | \<test/*) ;;
 	\<*)
 		echo "<system>"
 		return
@@ -146,6 +154,19 @@ for f in $files; do
 		[ $exc = 1 ] || errors+=("$chain: $p must not include $h")
 	done
 done
+
+# Code under lib/ that names a CRD: file:line: text, comments blanked (newlines kept).
+crd_hits() {
+	local f
+	# shellcheck disable=SC2046 # one path per word, none with spaces
+	for f in $(grep -lE "$CRD_NAMES" $(grep '^lib/' <<<"$files")); do
+		perl -0777 -pe 's{/\*.*?\*/}{$& =~ s/[^\n]//gr}gse; s{//[^\n]*}{}g' "$f" |
+			grep -nE "$CRD_NAMES" | sed "s|^|$f:|"
+	done
+}
+while IFS= read -r hit; do
+	[ -n "$hit" ] && errors+=("$hit: lib/ must not name a CRD (group, kind, plural): api/ does")
+done < <(crd_hits)
 
 # --- the map --------------------------------------------------------------------------------
 echo "include map (folder: the folders it includes, with the number of #include lines):"

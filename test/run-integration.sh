@@ -28,6 +28,8 @@ done
 # The Helm chart: lint, drift from config/default, install/upgrade/uninstall (test/helm).
 KUBECONFIG="$KUBECONFIG_ADMIN" bash test/helm/helm.sh || status=1
 KUBECONFIG="$KUBECONFIG_ADMIN" bash test/guide/guide.sh || status=1 # docs/USER-GUIDE.md, every command run
+KUBECONFIG="$KUBECONFIG_ADMIN" bash test/plugin/plugin.sh || status=1 # kubectl-redis, about a minute
+KUBECONFIG="$KUBECONFIG_ADMIN" bash test/monitoring/prometheus-e2e.sh || status=1 # a real Prometheus, ~30 s
 # The operator upgraded under a running cluster: HEAD~1's chart and image to this tree's.
 KUBECONFIG="$KUBECONFIG_ADMIN" bash test/upgrade/upgrade.sh || status=1
 exit $status

@@ -585,6 +585,26 @@ int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns
 	return rc;
 }
 
+int k8s_get_raw(struct k8s_client *c, const char *path, struct buf *out, struct err *e)
+{
+	struct k8s_call call;
+	int rc;
+
+	if (!path || path[0] != '/')
+		return err_set(e, -EINVAL, "k8s_get_raw: the path must start with /");
+	k8s_call_init(&call, "GET", c->o.max_body);
+	call.verb = K8S_VERB_GET;
+	rc = buf_printf(&call.url, "%s%s", c->cfg->server, path);
+	if (rc)
+		rc = err_set(e, rc, "%s: URL too long", path);
+	if (!rc)
+		rc = call_perform(c, &call, true, e);
+	if (!rc && buf_append(out, call.resp.data, call.resp.len))
+		rc = err_set(e, -EMSGSIZE, "GET %s: the body passes the caller's limit", path);
+	k8s_call_release(&call);
+	return rc;
+}
+
 struct list_page {
 	json_t *items; /* all items so far */
 	char *rv;      /* the first page's resourceVersion */

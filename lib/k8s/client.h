@@ -2,9 +2,9 @@
  * k8s/client: a small Kubernetes REST client on libcurl and jansson.
  *
  *   struct k8s_client *c = k8s_client_new(cfg, NULL, &e);     (cfg must outlive c)
- *   json_t *rc;
- *   if (k8s_get(c, &k8s_res_redisclusters, "prod", "cache", &rc, &e) == -ENOENT) ...
- *   k8s_patch(c, &k8s_res_redisclusters, "prod", "cache", "status", K8S_PATCH_MERGE,
+ *   json_t *cm;
+ *   if (k8s_get(c, &k8s_res_configmaps, "prod", "cache", &cm, &e) == -ENOENT) ...
+ *   k8s_patch(c, &k8s_res_configmaps, "prod", "cache", NULL, K8S_PATCH_MERGE,
  *             patch, NULL, NULL, &e);
  *   k8s_client_free(c);
  *
@@ -138,6 +138,14 @@ struct k8s_patch_opts {
 /* GET one object. */
 int k8s_get(struct k8s_client *c, const struct k8s_resource *res, const char *ns, const char *name,
             json_t **out, struct err *e);
+/*
+ * GET of a path no descriptor covers, with k8s_get's deadline and retries: a pod's log
+ * ("/api/v1/namespaces/NS/pods/POD/log"), a pod's proxy subresource
+ * (".../pods/https:POD:8000/proxy/v1/status"). path starts with '/' and is sent as given
+ * (the caller validates its parts). The body is appended to *out as it came (not parsed;
+ * a proxied error body is the pod's own); -EMSGSIZE past max_body or out's limit.
+ */
+int k8s_get_raw(struct k8s_client *c, const char *path, struct buf *out, struct err *e);
 /*
  * LIST every page (following `continue`). *items_out: a new array of all items (items
  * carry no kind/apiVersion, as the API serves them); *resource_version_out: the list's

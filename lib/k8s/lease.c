@@ -21,6 +21,7 @@
 
 #include "lib/alloc.h"
 #include "lib/jsonx.h"
+#include "lib/log.h"
 #include "lib/rfc3339.h"
 
 #define DURATION_S_MAX      (365 * 24 * 3600)
@@ -448,7 +449,14 @@ static void *driver_main(void *arg)
 
 	while (!atomic_load(&l->stop)) {
 		int64_t now = clock_now_mono(l->o.clock), next;
-		int rc = k8s_lease_try_acquire_or_renew(l, now, NULL);
+		bool held = now < atomic_load(&l->valid_until);
+		struct err e = { 0 };
+		int rc = k8s_lease_try_acquire_or_renew(l, now, &e);
+
+		/* a holder that cannot renew says why (it stops holding at its deadline) */
+		if (held && rc && rc != -EBUSY)
+			log_warn("k8s-lease", "renew failed", "lease", l->name, "error", e.msg,
+			         (char *)NULL);
 
 		next = now + l->o.retry_period_ms;
 		/* waiting for someone else's record to expire: try right when it does */

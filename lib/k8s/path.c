@@ -40,13 +40,6 @@ const struct k8s_resource k8s_res_endpointslices = { "discovery.k8s.io", "v1", "
 const struct k8s_resource k8s_res_crds = { "apiextensions.k8s.io", "v1",
 	                                   "customresourcedefinitions", "CustomResourceDefinition",
 	                                   false };
-const struct k8s_resource k8s_res_redisclusters = { "redis.io", "v1", "redisclusters",
-	                                            "RedisCluster", true };
-const struct k8s_resource k8s_res_redisbackups = { "redis.io", "v1", "redisbackups", "RedisBackup",
-	                                           true };
-const struct k8s_resource k8s_res_redisscheduledbackups = { "redis.io", "v1",
-	                                                    "redisscheduledbackups",
-	                                                    "RedisScheduledBackup", true };
 
 static bool is_lower_alnum(char c)
 {

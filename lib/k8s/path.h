@@ -57,9 +57,6 @@ extern const struct k8s_resource k8s_res_pdbs;            /* policy/v1 */
 extern const struct k8s_resource k8s_res_networkpolicies; /* networking.k8s.io/v1 */
 extern const struct k8s_resource k8s_res_endpointslices;  /* discovery.k8s.io/v1 */
 extern const struct k8s_resource k8s_res_crds;            /* apiextensions.k8s.io/v1 */
-extern const struct k8s_resource k8s_res_redisclusters;   /* redis.io/v1 */
-extern const struct k8s_resource k8s_res_redisbackups;
-extern const struct k8s_resource k8s_res_redisscheduledbackups;
 
 /* True for a DNS-1123 subdomain of at most K8S_NAME_MAX bytes ("a.b-c"). */
 bool k8s_name_is_valid(const char *name);

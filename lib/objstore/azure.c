@@ -105,21 +105,22 @@ static void md5_base64(const void *p, size_t n, char out[25])
 }
 
 /* A PUT of body to key with the given query parameter pairs; 201 expected. */
-static int az_put(struct objstore *os, const char *op, const char *key, const void *body,
-                  size_t len, const struct objstore_param *q, size_t nq, bool blob,
-                  struct objstore_err *oe)
+static int az_put(struct objstore *os, const char *op, const char *key,
+                  const struct objstore_body *b, const struct objstore_param *q, size_t nq,
+                  bool blob, struct objstore_err *oe)
 {
 	struct objstore_req rq;
 	char md5[25];
 	int rc;
 
 	objstore_req_init(&rq, op, key, "PUT");
-	rq.body = body;
-	rq.body_len = len;
-	rq.has_body = true;
+	objstore_req_body(&rq, b);
 	for (size_t i = 0; i < nq; i++)
 		objstore_req_param(&rq, q[i].name, q[i].value);
-	md5_base64(body, len, md5);
+	if (b->file)
+		memcpy(md5, b->file->md5, sizeof(md5));
+	else
+		md5_base64(b->data, b->len, md5);
 	objstore_req_header(&rq, "Content-MD5", md5);
 	objstore_req_header(&rq, "Content-Type",
 	                    blob ? "application/octet-stream" : "application/xml");
@@ -134,10 +135,10 @@ static int az_put(struct objstore *os, const char *op, const char *key, const vo
 	return rc;
 }
 
-static int az_put_single(struct objstore *os, const char *key, const void *data, size_t len,
+static int az_put_single(struct objstore *os, const char *key, const struct objstore_body *b,
                          struct objstore_err *oe)
 {
-	return az_put(os, "PutBlob", key, data, len, NULL, 0, true, oe);
+	return az_put(os, "PutBlob", key, b, NULL, 0, true, oe);
 }
 
 static int az_begin(struct objstore *os, struct objstore_upload *u, struct objstore_err *oe)
@@ -146,7 +147,7 @@ static int az_begin(struct objstore *os, struct objstore_upload *u, struct objst
 	return 0; /* blocks need no upload id */
 }
 
-static int az_part(struct objstore *os, struct objstore_upload *u, const void *data, size_t len,
+static int az_part(struct objstore *os, struct objstore_upload *u, const struct objstore_body *b,
                    struct objstore_err *oe)
 {
 	char id[25];
@@ -155,7 +156,7 @@ static int az_part(struct objstore *os, struct objstore_upload *u, const void *d
 	int rc;
 
 	objstore_block_id(u->parts + 1, id);
-	rc = az_put(os, "PutBlock", u->key, data, len, q, 2, false, oe);
+	rc = az_put(os, "PutBlock", u->key, b, q, 2, false, oe);
 	if (!rc && buf_printf(&u->manifest, "<Latest>%s</Latest>", id)) {
 		objstore_req_init(&dummy, "PutBlock", u->key, "PUT");
 		rc = objstore_req_fail(os, &dummy, oe, -EMSGSIZE, "block list too long");
@@ -170,18 +171,21 @@ static int az_complete(struct objstore *os, struct objstore_upload *u, struct ob
 {
 	struct buf body = BUF_INIT(BUF_NO_LIMIT);
 	const struct objstore_param q[] = { { "comp", "blocklist" } };
+	struct objstore_body b;
 	int rc;
 
 	buf_printf(&body, "<?xml version=\"1.0\" encoding=\"utf-8\"?><BlockList>%s</BlockList>",
 	           buf_cstr(&u->manifest));
-	rc = az_put(os, "PutBlockList", u->key, body.data, body.len, q, 1, false, oe);
+	b = (struct objstore_body){ body.data, body.len, NULL };
+	rc = az_put(os, "PutBlockList", u->key, &b, q, 1, false, oe);
 	buf_release(&body);
 	return rc;
 }
 
-static void az_abort(struct objstore *os, struct objstore_upload *u)
+static int az_abort(struct objstore *os, struct objstore_upload *u, struct objstore_err *oe)
 {
-	(void)os, (void)u; /* uncommitted blocks are garbage-collected by the service */
+	(void)os, (void)u, (void)oe; /* the service garbage-collects uncommitted blocks */
+	return 0;
 }
 
 static int az_del(struct objstore *os, const char *key, struct objstore_err *oe)

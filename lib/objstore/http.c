@@ -6,16 +6,19 @@
  * body goes to the request's sink (with its SHA-256 taken on the way) or into resp,
  * capped at OBJSTORE_PAGE_MAX; any other body is the server's error document, kept up to
  * OBJSTORE_ERR_BODY_MAX bytes (the rest is dropped, not an error) and read for its Code
- * and Message. Header lists are wiped before they are freed: one of them carries the
+ * and Message. A body from a file range is read by libcurl's read callback (pread, no
+ * buffer of ours), rewound by its seek callback when libcurl resends it. Header lists are wiped before they are freed: one of them carries the
  * request's credential.
  */
 #include "internal.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "lib/alloc.h"
 #include "lib/httpc.h"
@@ -82,6 +85,14 @@ void objstore_req_param(struct objstore_req *rq, const char *name, const char *v
 	if (rq->n_query == OBJSTORE_QUERY_MAX)
 		abort();
 	rq->query[rq->n_query++] = (struct objstore_param){ name, value };
+}
+
+void objstore_req_body(struct objstore_req *rq, const struct objstore_body *b)
+{
+	rq->has_body = true;
+	rq->file = b->file;
+	rq->body = b->file ? NULL : b->data;
+	rq->body_len = b->file ? (size_t)b->file->len : b->len;
 }
 
 /* ---- the server's error codes --------------------------------------------------- */
@@ -195,6 +206,10 @@ static int transport_error(struct objstore *os, struct objstore_req *rq, CURLcod
 
 	if (cc == CURLE_WRITE_ERROR && rq->sink_rc)
 		return objstore_req_fail(os, rq, oe, rq->sink_rc, "the write callback failed");
+	if (cc == CURLE_ABORTED_BY_CALLBACK && rq->file && rq->file->rc)
+		return objstore_req_fail(os, rq, oe, rq->file->rc,
+		                         rq->file->rc == -ECANCELED ? "cancelled while sending"
+		                                                    : "reading the file failed");
 	if (cc == CURLE_WRITE_ERROR && rq->resp_overflow)
 		return objstore_req_fail(os, rq, oe, -EMSGSIZE, "answer larger than the cap");
 	snprintf(why, sizeof(why), "%s%s%s", curl_easy_strerror(cc), rq->errbuf[0] ? ": " : "",
@@ -271,6 +286,55 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 	return n;
 }
 
+static size_t on_read(char *p, size_t size, size_t nmemb, void *ctx)
+{
+	struct objstore_file_range *f = ctx;
+	size_t want = size * nmemb;
+	ssize_t n;
+
+	if (f->cancel && atomic_load(f->cancel)) {
+		f->rc = -ECANCELED;
+		return CURL_READFUNC_ABORT;
+	}
+	if (want > f->len - f->pos)
+		want = (size_t)(f->len - f->pos);
+	if (want == 0)
+		return 0;
+	do
+		n = pread(f->fd, p, want, (off_t)(f->off + f->pos));
+	while (n < 0 && errno == EINTR);
+	if (n <= 0) { /* an error, or the file shorter than when it was hashed */
+		f->rc = n < 0 ? -errno : -EIO;
+		return CURL_READFUNC_ABORT;
+	}
+	f->pos += (uint64_t)n;
+	return (size_t)n;
+}
+
+static int on_seek(void *ctx, curl_off_t offset, int origin)
+{
+	struct objstore_file_range *f = ctx;
+
+	if (origin != SEEK_SET || offset < 0 || (uint64_t)offset > f->len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	f->pos = (uint64_t)offset;
+	return CURL_SEEKFUNC_OK;
+}
+
+/* The body of rq read from its file range: an upload of body_len bytes. */
+static void set_file_body(struct objstore_req *rq, CURL *h)
+{
+	rq->file->pos = 0;
+	rq->file->rc = 0;
+	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, rq->method);
+	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	curl_easy_setopt(h, CURLOPT_READDATA, rq->file);
+	curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_seek);
+	curl_easy_setopt(h, CURLOPT_SEEKDATA, rq->file);
+	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)rq->file->len);
+}
+
 static void set_transfer(struct objstore *os, struct objstore_req *rq, CURL *h)
 {
 	/* a ca_file has always been trusted beside curl's default CA directory */
@@ -281,7 +345,7 @@ static void set_transfer(struct objstore *os, struct objstore_req *rq, CURL *h)
 		                .headers = rq->headers,
 		                .body = rq->body,
 		                .body_len = rq->body_len,
-		                .has_body = rq->has_body,
+		                .has_body = rq->has_body && !rq->file,
 		                .timeout_ms = rq->no_total_timeout ? 0 : os->timeout_ms,
 		                .connect_timeout_ms = os->connect_ms,
 		                .low_speed_bytes = OBJSTORE_LOW_SPEED_BYTES,
@@ -295,6 +359,8 @@ static void set_transfer(struct objstore *os, struct objstore_req *rq, CURL *h)
 		                .header_ctx = rq };
 
 	(void)httpc_setup(h, &hr);
+	if (rq->file)
+		set_file_body(rq, h);
 }
 
 static int build_headers(struct objstore_req *rq)

@@ -1,7 +1,8 @@
 /*
  * objstore: the handle, configuration, and the provider-independent parts of the
- * transfers (objstore.h): the streamed upload over one reused part buffer, the streamed
- * download with its digest, and the part arithmetic. Provider requests are in s3.c and
+ * transfers (objstore.h): the streamed upload over one reused part buffer, the upload of
+ * a file part by part from the file itself (file.c), the streamed download with its
+ * digest, and the part arithmetic. Provider requests are in s3.c and
  * azure.c, the HTTP exchange in http.c.
  *
  * Ownership: the handle owns copies of every configuration string; the credentials
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/alloc.h"
 #include "lib/base64.h"
@@ -198,6 +200,7 @@ struct objstore *objstore_new(const struct objstore_config *cfg, struct objstore
 	snprintf(os->list_page, sizeof(os->list_page), "%u",
 	         cfg->list_page && cfg->list_page < 1000 ? cfg->list_page : 1000);
 	os->ca_file = dup_or_null(cfg->ca_file);
+	os->spool_dir = dup_or_null(cfg->spool_dir);
 	os->user_agent = xstrdup(cfg->user_agent ? cfg->user_agent : USER_AGENT_DEFAULT);
 	if (cfg->provider == OBJSTORE_S3)
 		rc = setup_s3(os, cfg, oe);
@@ -232,6 +235,7 @@ void objstore_free(struct objstore *os)
 	free(os->key);
 	free_secret(os->sas);
 	free(os->ca_file);
+	free(os->spool_dir);
 	free(os->user_agent);
 	free(os);
 }
@@ -243,7 +247,8 @@ const char *objstore_provider_name(const struct objstore *os)
 
 /* ---- uploads ----------------------------------------------------------------------- */
 
-static int check_key(struct objstore *os, const char *op, const char *key, struct objstore_err *oe)
+int objstore_check_key(struct objstore *os, const char *op, const char *key,
+                       struct objstore_err *oe)
 {
 	struct err e;
 
@@ -279,11 +284,30 @@ static int fill(objstore_read_fn read, void *ctx, unsigned char *buf, size_t cap
 struct upload {
 	struct objstore *os;
 	struct objstore_upload u;
-	unsigned char *buf;
+	unsigned char *buf;               /* the part, or with a spool the chunk it goes through */
+	int spool;                        /* the spool file; -1: the part is in buf */
+	struct objstore_file_range range; /* the spooled part */
 	EVP_MD_CTX *sha;
 	uint64_t size;
 	bool begun;
 };
+
+/* The next part, up to part_size bytes, into the buffer or the spool. */
+static int next_part(struct upload *up, objstore_read_fn read, void *ctx, size_t *got,
+                     struct err *e)
+{
+	if (up->spool >= 0)
+		return objstore_spool_fill(up->os, up->spool, read, ctx, up->buf, up->sha,
+		                           &up->range, got, e);
+	return fill(read, ctx, up->buf, up->os->part_size, got, up->sha, e);
+}
+
+static struct objstore_body part_body(struct upload *up, size_t got)
+{
+	if (up->spool >= 0)
+		return (struct objstore_body){ NULL, 0, &up->range };
+	return (struct objstore_body){ up->buf, got, NULL };
+}
 
 static int read_failed(struct upload *up, int rc, struct err *why, struct objstore_err *oe)
 {
@@ -305,11 +329,13 @@ static int upload_parts(struct upload *up, size_t got, objstore_read_fn read, vo
 	rc = os->ops->begin(os, &up->u, oe);
 	up->begun = rc == 0;
 	while (rc == 0 && got > 0) {
-		rc = os->ops->part(os, &up->u, up->buf, got, oe);
+		struct objstore_body b = part_body(up, got);
+
+		rc = os->ops->part(os, &up->u, &b, oe);
 		if (rc)
 			break;
 		err_clear(&why);
-		rc = fill(read, ctx, up->buf, os->part_size, &got, up->sha, &why);
+		rc = next_part(up, read, ctx, &got, &why);
 		up->size += got;
 		if (rc)
 			return read_failed(up, rc, &why, oe);
@@ -326,59 +352,85 @@ static int upload_parts(struct upload *up, size_t got, objstore_read_fn read, vo
 int objstore_put_stream(struct objstore *os, const char *key, objstore_read_fn read, void *ctx,
                         struct objstore_put_result *res, struct objstore_err *oe)
 {
-	struct upload up = { .os = os };
-	unsigned char digest[32];
+	struct upload up = { .os = os, .spool = -1 };
 	struct err why;
 	size_t got = 0;
 	int rc;
 
 	objstore_err_clear(oe);
-	if ((rc = check_key(os, "upload", key, oe)) != 0)
+	if ((rc = objstore_check_key(os, "upload", key, oe)) != 0)
 		return rc;
 	up.u.key = key;
 	buf_init(&up.u.manifest, OBJSTORE_PAGE_MAX);
-	up.buf = xmalloc(os->part_size);
+	if (os->spool_dir && (up.spool = objstore_spool_open(os, oe ? &oe->err : NULL)) < 0)
+		return up.spool;
+	up.buf = xmalloc(up.spool >= 0 ? OBJSTORE_FILE_CHUNK : os->part_size);
 	up.sha = EVP_MD_CTX_new();
 	if (!up.sha || !EVP_DigestInit_ex(up.sha, EVP_sha256(), NULL))
 		abort();
 	err_clear(&why);
-	rc = fill(read, ctx, up.buf, os->part_size, &got, up.sha, &why);
+	rc = next_part(&up, read, ctx, &got, &why);
 	up.size = got;
 	if (rc)
 		rc = read_failed(&up, rc, &why, oe);
 	if (!rc && got < os->part_size) {
-		rc = os->ops->put_single(os, key, up.buf, got, oe);
+		struct objstore_body b = part_body(&up, got);
+
+		rc = os->ops->put_single(os, key, &b, oe);
 		up.u.parts = 1;
 	} else if (!rc) {
 		rc = upload_parts(&up, got, read, ctx, oe);
 	}
 	if (rc && up.begun)
-		os->ops->abort(os, &up.u);
-	EVP_DigestFinal_ex(up.sha, digest, NULL);
-	if (!rc && res) {
-		res->size = up.size;
-		res->parts = up.u.parts;
-		objstore_hex(digest, sizeof(digest), res->sha256);
-	}
-	EVP_MD_CTX_free(up.sha);
+		objstore_abort_upload(os, &up.u, oe);
+	objstore_put_done(up.sha, !rc, up.size, up.u.parts, res);
 	free(up.buf);
+	if (up.spool >= 0)
+		close(up.spool);
 	buf_release(&up.u.manifest);
 	return rc;
+}
+
+void objstore_put_done(EVP_MD_CTX *sha, bool ok, uint64_t size, unsigned parts,
+                       struct objstore_put_result *res)
+{
+	unsigned char digest[32];
+
+	EVP_DigestFinal_ex(sha, digest, NULL);
+	EVP_MD_CTX_free(sha);
+	if (!ok || !res)
+		return;
+	res->size = size;
+	res->parts = parts;
+	objstore_hex(digest, sizeof(digest), res->sha256);
+}
+
+void objstore_abort_upload(struct objstore *os, struct objstore_upload *u, struct objstore_err *oe)
+{
+	struct objstore_err ae;
+	size_t n;
+
+	objstore_err_clear(&ae);
+	if (os->ops->abort(os, u, &ae) == 0 || !oe)
+		return;
+	n = strlen(oe->err.msg);
+	snprintf(oe->err.msg + n, sizeof(oe->err.msg) - n, "; abort: %s", ae.err.msg);
 }
 
 int objstore_put_small(struct objstore *os, const char *key, const void *data, size_t len,
                        struct objstore_err *oe)
 {
+	struct objstore_body b = { data, len, NULL };
 	int rc;
 
 	objstore_err_clear(oe);
-	if ((rc = check_key(os, "put", key, oe)) != 0)
+	if ((rc = objstore_check_key(os, "put", key, oe)) != 0)
 		return rc;
 	if (len > OBJSTORE_SMALL_MAX)
 		return err_set(oe ? &oe->err : NULL, -EMSGSIZE,
 		               "%s put %s: %zu bytes, more than %u", os->ops->name, key, len,
 		               OBJSTORE_SMALL_MAX);
-	return os->ops->put_single(os, key, data, len, oe);
+	return os->ops->put_single(os, key, &b, oe);
 }
 
 /* ---- the rest ---------------------------------------------------------------------- */
@@ -391,7 +443,7 @@ int objstore_get_stream(struct objstore *os, const char *key, objstore_write_fn 
 	int rc;
 
 	objstore_err_clear(oe);
-	if ((rc = check_key(os, "get", key, oe)) != 0)
+	if ((rc = objstore_check_key(os, "get", key, oe)) != 0)
 		return rc;
 	objstore_req_init(&rq, "get", key, "GET");
 	rq.sink = write;
@@ -422,7 +474,7 @@ int objstore_head(struct objstore *os, const char *key, struct objstore_info *in
 	int rc;
 
 	objstore_err_clear(oe);
-	if ((rc = check_key(os, "head", key, oe)) != 0)
+	if ((rc = objstore_check_key(os, "head", key, oe)) != 0)
 		return rc;
 	objstore_req_init(&rq, os->ops->head_op, key, "HEAD");
 	rc = os->ops->url(os, &rq, key, oe);
@@ -443,7 +495,7 @@ int objstore_delete(struct objstore *os, const char *key, struct objstore_err *o
 	int rc;
 
 	objstore_err_clear(oe);
-	if ((rc = check_key(os, "delete", key, oe)) != 0)
+	if ((rc = objstore_check_key(os, "delete", key, oe)) != 0)
 		return rc;
 	return os->ops->del(os, key, oe);
 }

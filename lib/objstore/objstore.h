@@ -16,7 +16,8 @@
  *   objstore_free(os);
  *
  * Uploads. objstore_put_stream reads the stream into one part buffer of part_size bytes,
- * reused for every part (the upload's memory is one part plus a list of part ids). A
+ * reused for every part (the upload's memory is one part plus a list of part ids), or,
+ * with spool_dir, into one part-sized file there (its memory one 64 KiB chunk). A
  * stream shorter than one part is sent in a single request (S3 PutObject, Azure Put
  * Blob); a longer one as S3 multipart (CreateMultipartUpload, UploadPart…,
  * CompleteMultipartUpload) or Azure blocks (Put Block…, Put Block List). The object
@@ -28,6 +29,10 @@
  * the server (S3: the signed x-amz-content-sha256 of the part; Azure: Content-MD5).
  * At most OBJSTORE_PARTS_MAX parts: the largest object is part_size * 10000 (80 GB with
  * the default part size); a longer stream fails with -EFBIG and is aborted.
+ * objstore_put_file uploads a file the same way with no part buffer: each part is read
+ * twice from the file, once to hash it (the signed SHA-256 or Content-MD5 must precede
+ * the body) and once by libcurl while it is sent, through a OBJSTORE_FILE_CHUNK buffer;
+ * its memory does not depend on the part size or the file's size.
  *
  * Errors: every function returns 0 or a negative errno, and fills the optional
  * struct objstore_err: a message naming the provider, the operation, the key, the HTTP
@@ -60,6 +65,7 @@
 #ifndef REDIS_OPERATOR_OBJSTORE_H
 #define REDIS_OPERATOR_OBJSTORE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -79,7 +85,8 @@
 #define OBJSTORE_PAGE_MAX            (8u << 20)  /* a list page or a multipart answer */
 #define OBJSTORE_SMALL_MAX           (64u << 20) /* objstore_put_small's largest body */
 #define OBJSTORE_LIST_PAGES_MAX      100000u
-#define OBJSTORE_SHA256_HEX          65 /* 64 hex digits and the NUL */
+#define OBJSTORE_SHA256_HEX          65          /* 64 hex digits and the NUL */
+#define OBJSTORE_FILE_CHUNK          (64u << 10) /* objstore_put_file's read buffer */
 
 enum objstore_provider {
 	OBJSTORE_S3,
@@ -115,6 +122,10 @@ struct objstore_config {
 	unsigned list_page;   /* keys asked per list page; 0: 1000 (the servers' most) */
 	const char *ca_file;  /* PEM bundle for https; NULL: the system's */
 	const char *user_agent;
+	/* objstore_put_stream keeps its part in an unlinked file of this directory (sent
+	 * from there, like objstore_put_file's ranges) instead of a part_size buffer: its
+	 * memory is then one OBJSTORE_FILE_CHUNK, its disk one part. NULL: memory. */
+	const char *spool_dir;
 };
 
 struct objstore_err {
@@ -152,6 +163,35 @@ struct objstore_put_result {
 
 int objstore_put_stream(struct objstore *os, const char *key, objstore_read_fn read, void *ctx,
                         struct objstore_put_result *res, struct objstore_err *oe);
+/*
+ * The file open at fd, from offset 0 to its size when the call starts (fstat), read with
+ * pread (fd's offset is left alone). Same parts, atomicity and result as
+ * objstore_put_stream. The file must not change during the upload: a part changed
+ * between its two reads fails on the server's check (-EBADMSG), a file grown shorter
+ * fails with -EIO. cancel (NULL: never) is polled before every read: once true, the
+ * upload fails with -ECANCELED and is aborted.
+ */
+int objstore_put_file(struct objstore *os, const char *key, int fd, const atomic_bool *cancel,
+                      struct objstore_put_result *res, struct objstore_err *oe);
+/*
+ * Blocks until the file holds at least want bytes or will not grow any more: *have is
+ * its length then (at least want unless *final), *final true once the writer is done.
+ * The bytes before sent are uploaded for good (their parts acknowledged): the caller may
+ * drop them (punch them out of a spool); they are never read again. 0, or a negative
+ * errno that fails the upload (e may say why).
+ */
+typedef int (*objstore_avail_fn)(void *ctx, uint64_t sent, uint64_t want, uint64_t *have,
+                                 bool *final, struct err *e);
+/*
+ * objstore_put_file over a file another thread is still appending to (a spool): each
+ * part is sent as soon as avail says the file holds it, so the upload follows the
+ * writer; the object is the file's first *have bytes once avail says final. Bytes
+ * already written must not change. Same parts, atomicity, cancel and result as
+ * objstore_put_file; its memory, one OBJSTORE_FILE_CHUNK.
+ */
+int objstore_put_growing(struct objstore *os, const char *key, int fd, objstore_avail_fn avail,
+                         void *ctx, const atomic_bool *cancel, struct objstore_put_result *res,
+                         struct objstore_err *oe);
 /* One request with data in memory (manifests): at most OBJSTORE_SMALL_MAX bytes. */
 int objstore_put_small(struct objstore *os, const char *key, const void *data, size_t len,
                        struct objstore_err *oe);

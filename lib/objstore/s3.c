@@ -5,9 +5,10 @@
  * secret as user name and password. libcurl 7.88 signs the path and the query exactly as
  * given, so URLs are built canonical: the key encoded once by SigV4's rules and the query
  * sorted with every parameter as name=value (url.h). Every request carries
- * x-amz-content-sha256 with the real SHA-256 of its body (bodies are in memory: a part, a
- * manifest, an XML document, or nothing), so the server checks each part's bytes, and
- * libcurl takes that value as the payload hash rather than hash the body itself.
+ * x-amz-content-sha256 with the real SHA-256 of its body (a body in memory: a part, a
+ * manifest, an XML document, or nothing; or a file range, hashed by a first pass before
+ * it is sent), so the server checks each part's bytes, and libcurl takes that value as
+ * the payload hash rather than hash the body itself.
  * The empty body's hash is e3b0c442...b855.
  */
 #include "internal.h"
@@ -32,7 +33,10 @@ static void sha256_hex(const void *p, size_t n, char out[OBJSTORE_SHA256_HEX])
 static int s3_sign(struct objstore *os, struct objstore_req *rq, CURL *h, struct objstore_err *oe)
 {
 	(void)oe;
-	sha256_hex(rq->body, rq->has_body ? rq->body_len : 0, rq->payload_sha);
+	if (rq->file)
+		memcpy(rq->payload_sha, rq->file->sha256, sizeof(rq->payload_sha));
+	else
+		sha256_hex(rq->body, rq->has_body ? rq->body_len : 0, rq->payload_sha);
 	objstore_req_header(rq, "x-amz-content-sha256", rq->payload_sha);
 	if (os->session_token)
 		objstore_req_header(rq, "x-amz-security-token", os->session_token);
@@ -64,16 +68,14 @@ static int s3_url(struct objstore *os, struct objstore_req *rq, const char *key,
 	return rc ? objstore_req_fail(os, rq, oe, -EINVAL, "URL too long") : 0;
 }
 
-static int s3_put_single(struct objstore *os, const char *key, const void *data, size_t len,
+static int s3_put_single(struct objstore *os, const char *key, const struct objstore_body *b,
                          struct objstore_err *oe)
 {
 	struct objstore_req rq;
 	int rc;
 
 	objstore_req_init(&rq, "PutObject", key, "PUT");
-	rq.body = data;
-	rq.body_len = len;
-	rq.has_body = true;
+	objstore_req_body(&rq, b);
 	objstore_req_header(&rq, "Content-Type", "application/octet-stream");
 	rc = s3_url(os, &rq, key, oe);
 	if (!rc)
@@ -103,7 +105,7 @@ static int s3_begin(struct objstore *os, struct objstore_upload *u, struct objst
 	return rc;
 }
 
-static int s3_part(struct objstore *os, struct objstore_upload *u, const void *data, size_t len,
+static int s3_part(struct objstore *os, struct objstore_upload *u, const struct objstore_body *b,
                    struct objstore_err *oe)
 {
 	struct objstore_req rq;
@@ -112,9 +114,7 @@ static int s3_part(struct objstore *os, struct objstore_upload *u, const void *d
 
 	snprintf(num, sizeof(num), "%u", u->parts + 1);
 	objstore_req_init(&rq, "UploadPart", u->key, "PUT");
-	rq.body = data;
-	rq.body_len = len;
-	rq.has_body = true;
+	objstore_req_body(&rq, b);
 	objstore_req_param(&rq, "partNumber", num);
 	objstore_req_param(&rq, "uploadId", u->upload_id);
 	objstore_req_header(&rq, "Content-Type", "application/octet-stream");
@@ -165,17 +165,20 @@ static int s3_complete(struct objstore *os, struct objstore_upload *u, struct ob
 
 /* Best effort: a failure here leaves an upload that a bucket lifecycle rule removes;
  * the object never appears either way. */
-static void s3_abort(struct objstore *os, struct objstore_upload *u)
+static int s3_abort(struct objstore *os, struct objstore_upload *u, struct objstore_err *oe)
 {
 	struct objstore_req rq;
+	int rc;
 
 	if (!u->upload_id[0])
-		return;
+		return 0;
 	objstore_req_init(&rq, "AbortMultipartUpload", u->key, "DELETE");
 	objstore_req_param(&rq, "uploadId", u->upload_id);
-	if (!s3_url(os, &rq, u->key, NULL))
-		objstore_http_do(os, &rq, NULL);
+	rc = s3_url(os, &rq, u->key, oe);
+	if (!rc)
+		rc = objstore_http_do(os, &rq, oe);
 	objstore_req_release(&rq);
+	return rc;
 }
 
 static int s3_del(struct objstore *os, const char *key, struct objstore_err *oe)

@@ -8,7 +8,8 @@
 #     test/data/api/server/<case>.txt (as sets: the server's order follows Go map order),
 #   - every rule of test/data/api/acl-rules.json, sent as spec.users[0].rules, is refused
 #     exactly when the instance manager refuses it (test_instance_render reads the same file),
-#   - defaults, printer columns, short names and the scale subresource behave.
+#   - defaults, printer columns, short names and the scale subresource behave, and a
+#     manifest written for the seed system applies unchanged and keeps every value.
 # One line per case, then "N passed, N failed". Exit 1 if anything failed, 2 on bad usage.
 #
 # usage: test/api/run-crd-tests.sh KUBECONFIG
@@ -281,6 +282,18 @@ scale_cluster_refused() {
 short_names_ok() {
 	k -n "$ns" get redisc,redisb,redissb >/dev/null
 }
+# A manifest written for the seed system (test/data/api/decode/rediscluster-seed.yaml) is
+# applied as it is, with a plain client-side kubectl apply, and every value it sets reads
+# back unchanged: nothing refused, nothing pruned, nothing rewritten.
+seed_manifest="$root/test/data/api/decode/rediscluster-seed.yaml"
+seed_kept() {
+	k -n "$ns" create --dry-run=client -f "$seed_manifest" -o json >"$work/seed-want.json" &&
+		k -n "$ns" get redisc seed-redis -o json >"$work/seed-got.json" || return 1
+	jq -e -n --slurpfile w "$work/seed-want.json" --slurpfile g "$work/seed-got.json" \
+		'[$w[0].spec | paths(scalars)] | length > 20 and
+		 all(.[]; . as $p | ($w[0].spec | getpath($p)) == ($g[0].spec | getpath($p)))' \
+		>/dev/null || { echo "the stored spec differs: $(jq -c .spec "$work/seed-got.json")" >&2; return 1; }
+}
 api_check "create a minimal RedisCluster" k -n "$ns" apply --server-side --field-manager=crd-test -f "$work/api.yaml"
 api_check "schema defaults are applied" defaults_ok
 api_check "kubectl get redisc shows Instances/Ready/Phase/Primary/Age" columns_ok
@@ -289,6 +302,8 @@ api_check "kubectl get redisb works" backup_columns_ok
 api_check "kubectl scale redisc --replicas=5 sets spec.instances" scaled_ok
 api_check "create a cluster-mode RedisCluster" k -n "$ns" apply --server-side --field-manager=crd-test -f "$work/api-cluster.yaml"
 api_check "kubectl scale is refused in cluster mode" scale_cluster_refused
+api_check "a seed manifest applies unchanged (kubectl apply)" k -n "$ns" apply -f "$seed_manifest"
+api_check "the seed manifest's values are stored as written" seed_kept
 
 echo "$passed passed, $failed failed"
 [ -z "${RESULTS:-}" ] || counts_write crd >/dev/null

@@ -95,7 +95,8 @@ real: its caches, reconciles, every child object, a status poll of every pod eac
 status writes. CPU is user + system time of the controller per minute; API requests are the
 controller's own (`redis_operator_api_requests_total`, both clients, the leader Lease
 included); "LIST" says whether any LIST was sent in the window (relists only happen after
-errors: watches resume from their resourceVersion).
+errors: watches resume from their resourceVersion). Where the memory and the requests go,
+and the rule for status writes at rest: [footprint.md](footprint.md).
 
 TXT
   echo "| clusters | VmRSS (MiB) | peak (MiB) | CPU (s/min) | API requests/min | of which writes | LIST in window | all Ready after (s) |"
@@ -111,6 +112,37 @@ TXT
   q '.footprint_runs // empty |
      "- settings: spec.failover {\(.failover)}, settle \(.settle_s) s, window \(.window_s) s, \(.per_namespace) clusters per namespace; \(.mode); whole run \(.total_s) s",
      (if (.reached // 0) < (.counts | max) then "- **not reached**: \(.counts | max) clusters (the run stopped at \(.reached)); see the log of `footprint.sh`" else empty end)'
+  echo
+  echo "## Backup and restore"
+  echo
+  cat <<'TXT'
+`test/bench/backup.sh` (`make bench-backup`) on the local environment: a primary and a
+replica run by their instance managers as host processes (the instance-level harness),
+filled with incompressible 16 KiB values; the backups are taken from the replica to
+versitygw (S3) and Azurite (Azure). BGSAVE is the server's own, timed in ms on the same
+data; a backup is `POST /v1/backup` to phase `completed` (the RDB taken from the
+server's replication stream as an rdb-only replica and uploaded while it arrives, so the
+dump and the upload overlap: docs/backup.md); restore is a new instance booted from that
+backup, manager start to Ready, every key checked. The manager's memory is its VmRSS
+sampled every 50 ms during the backup (goal and hard bound: 16 MiB) and its VmHWM after.
+One run of each; on a shared 2-core machine the times vary by ±50 % from run to run.
+TXT
+  echo
+  q '.backup // empty | "Data: \(.data_mib) MiB in \(.keys) keys; BGSAVE on the replica: \(.bgsave_ms) ms; measured \(.measured_at) on \(.machine // "the machine above")."'
+  echo
+  echo "| storage | RDB bytes | backup (ms) | backup / BGSAVE (goal ≤ 1.2) | manager peak VmRSS (MiB) | VmHWM (MiB) | restore to Ready (ms) |"
+  echo "|---|---|---|---|---|---|---|"
+  q "$H"'.backup // {} | . as $b | ("s3", "azure") as $p | $b[$p] // empty |
+     "| \(if $p == "s3" then "S3 (versitygw)" else "Azure (Azurite)" end) | \(.rdb_bytes) | \(.backup_ms) | \(g(.ratio_vs_bgsave)) | \(f(.rss_peak_kib / 1024)) | \(f(.hwm_kib / 1024)) | \(.restore_ms) |"'
+  q '.backup.aof // empty | "", "Method aof to \(.provider): an archive of \(.archive_bytes) bytes in \(.backup_ms) ms (BGREWRITEAOF, then the tar.gz through a spooled part); manager peak VmRSS \(.rss_peak_kib / 1024 * 10 | round / 10) MiB."'
+  q '.backup.before // empty | "", "Before (\(.design), measured \(.measured_at)): BGSAVE \(.bgsave_ms) ms; S3 \(.s3.backup_ms) ms (\(.s3.ratio_vs_bgsave)×), Azure \(.azure.backup_ms) ms (\(.azure.ratio_vs_bgsave)×); manager peak VmRSS \(.s3.rss_peak_kib / 1024 * 10 | round / 10) MiB (rdb), \(if .aof then "\(.aof.rss_peak_kib / 1024 * 10 | round / 10) MiB (aof)" else "aof not measured" end)."'
+  echo
+  echo "| writes on the primary (SET + WAIT 1), ms | p50 | p95 | p99 | writes |"
+  echo "|---|---|---|---|---|"
+  q "$H"'.backup // empty | select(.write_latency_quiet_ms) |
+     "| no backup, \(.write_latency_window_s) s | \(g(.write_latency_quiet_ms.p50)) | \(g(.write_latency_quiet_ms.p95)) | \(g(.write_latency_quiet_ms.p99)) | \(.write_latency_quiet_ms.runs) |",
+     "| the replica backing up, \(.write_latency_window_s) s | \(g(.write_latency_backup_ms.p50)) | \(g(.write_latency_backup_ms.p95)) | \(g(.write_latency_backup_ms.p99)) | \(.write_latency_backup_ms.runs) |"'
+  q '.backup // empty | "", "Not in `make test`: even 64 MiB with both stores and the latency windows takes over 60 s."'
   echo
   echo "## Safety"
   echo
@@ -129,6 +161,7 @@ CHAOS_WRITER=$PWD/build/chaos-writer bash test/bench/peers.sh
 BUILD=build BENCH_RUNS=5 BENCH_SWITCHOVER_RUNS=20 bash test/bench/operator.sh
 flock /tmp/ro-e2e.lock env BUILD=build bash test/bench/footprint.sh   # 0, 100, 1000 clusters
 bash test/bench/docs.sh build/bench/results.json docs/benchmarks.md
+BUILD=build BENCH_BACKUP_MB=1024 bash test/bench/backup.sh          # backup and restore (make bench-backup)
 make BUILD=build chaos CHAOS_RUNS=3       # the fault matrix (test/chaos/scenarios.sh)
 ```
 EOF

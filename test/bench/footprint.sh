@@ -32,7 +32,8 @@
 #
 # Environment: BUILD (build), BENCH_OUT ($BUILD/bench), BENCH_FOOTPRINT_CIDR
 # (10.240.32.0/19: addresses no other agent of the tree hands out), BENCH_FOOTPRINT_READY_TIMEOUT
-# (3600 s per step), KEEP=1 (keep the work directory). Run it under the e2e lock
+# (3600 s per step), BENCH_FOOTPRINT_BREAKDOWN=1 (after each step: heap bytes per cached
+# kind, malloc_info, sockets, VmRSS after malloc_trim(0): $BENCH_OUT/footprint-breakdown-N/), KEEP=1 (keep the work directory). Run it under the e2e lock
 # (flock /tmp/ro-e2e.lock) when others use the environment. Exit 1 when a step failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -149,6 +150,8 @@ newns() {
 }
 
 make -s BUILD="$BUILD" "$BUILD/redis-operator" "$BUILD/nodeagent" >/dev/null || die "cannot build"
+[ -z "${BENCH_FOOTPRINT_BREAKDOWN:-}" ] || make -s BUILD="$BUILD" "$BUILD/bench/cache_bytes" >/dev/null ||
+  die "cannot build $BUILD/bench/cache_bytes"
 $K get --raw /readyz >/dev/null 2>&1 || bash test/env/up.sh >/dev/null 2>&1 || die "control plane not up"
 [ -z "$(ip route show table local "$CIDR" 2>/dev/null)" ] ||
   die "a route for $CIDR exists (another light agent?): \`ip route del local $CIDR dev lo\` if it is stale"
@@ -258,6 +261,47 @@ measure() {
   say "  $n clusters: VmRSS ${RSS[$n]} MiB (peak ${HWM[$n]}), CPU ${CPU[$n]} s/min, API ${API[$n]} per min, periodic LIST: ${LISTED[$n]}, ${DETAIL[$n]}"
 }
 
+# --- the breakdown (BENCH_FOOTPRINT_BREAKDOWN=1): where the memory goes ---------------------------
+
+# plural, kubectl name, selector: the controller's caches (controller/informers.c)
+MANAGED=app.kubernetes.io/managed-by=redis-operator
+CACHES="redisclusters redisclusters.redis.io redis-operator.test/run=$RUN
+pods pods $MANAGED
+persistentvolumeclaims persistentvolumeclaims $MANAGED
+services services $MANAGED
+secrets secrets $MANAGED
+serviceaccounts serviceaccounts $MANAGED
+roles roles.rbac.authorization.k8s.io $MANAGED
+rolebindings rolebindings.rbac.authorization.k8s.io $MANAGED
+poddisruptionbudgets poddisruptionbudgets.policy $MANAGED
+networkpolicies networkpolicies.networking.k8s.io $MANAGED
+leases leases.coordination.k8s.io $MANAGED
+endpointslices endpointslices.discovery.k8s.io $MANAGED,endpointslice.kubernetes.io/managed-by=redis-operator
+redisbackups redisbackups.redis.io -
+redisscheduledbackups redisscheduledbackups.redis.io -"
+# breakdown N: heap bytes per cached kind (cache_bytes on what the caches hold), the
+# allocator's own view (malloc_info through gdb), sockets and threads, into
+# $BENCH_OUT/footprint-breakdown-N/
+breakdown() {
+  local d=$BENCH_OUT/footprint-breakdown-$1 plural name sel
+  mkdir -p "$d"; : >"$d/kinds.jsonl"
+  while read -r plural name sel; do
+    if [ "$sel" = - ]; then $K get "$name" -A -o json >"$W/bd.json"
+    else $K get "$name" -A -l "$sel" -o json >"$W/bd.json"; fi || continue
+    "$BUILD/bench/cache_bytes" "$plural" "$W/bd.json" >>"$d/kinds.jsonl"
+  done <<<"$CACHES"
+  gdb -p "$CTL_PID" -batch -ex 'set $f = (void *)fopen("'"$d"'/malloc_info.xml", "w")' \
+    -ex 'call (int)malloc_info(0, $f)' -ex 'call (int)fclose($f)' >"$d/gdb.log" 2>&1
+  cp "/proc/$CTL_PID/smaps_rollup" "$d/smaps_rollup" 2>/dev/null
+  grep -E '^(VmRSS|RssAnon|RssFile|Threads)' "/proc/$CTL_PID/status" >"$d/status"
+  echo "sockets $(find "/proc/$CTL_PID/fd" -lname 'socket:*' 2>/dev/null | wc -l)" >>"$d/status"
+  # what the allocator holds free: malloc_trim(0) gives its free pages back (the figures
+  # of a later step are measured after this)
+  gdb -p "$CTL_PID" -batch -ex 'call (int)malloc_trim(0)' >>"$d/gdb.log" 2>&1
+  echo "VmRSS_after_malloc_trim $(kib VmRSS) kB" >>"$d/status"
+  say "  breakdown in $d: $(awk -F'[:,]' '{printf "%s %s; ", $2, $NF}' "$d/kinds.jsonl" | tr -d '"}')"
+}
+
 # --- footprint.json ---------------------------------------------------------------------------
 
 jmap() { # NAME-OF-ASSOC-ARRAY: {"0": v, "100": v, ...} in COUNTS order, measured keys only
@@ -303,6 +347,7 @@ for n in $COUNTS; do
   READY_S[$n]=$(( ($(ms) - t0) / 1000 ))
   say "  all $n Ready $((READY_S[$n])) s after creation began"
   measure "$n" || { status=1; break; }
+  [ -n "${BENCH_FOOTPRINT_BREAKDOWN:-}" ] && breakdown "$n"
   reached=$n
   write_json
 done

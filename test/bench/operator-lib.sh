@@ -14,18 +14,9 @@
 BIN=$(pwd)/$BUILD/redis-operator
 WRITER=$(pwd)/$BUILD/controller-it-writer
 CHAOS_WRITER=${CHAOS_WRITER:-$(pwd)/$BUILD/chaos-writer}
-RUN=ob$(($$ % 10000))$((RANDOM % 100))
-W=$(mktemp -d /tmp/operator-bench.XXXXXX)
-K="$ENV_BIN/kubectl --kubeconfig $KUBECONFIG_ADMIN"
-NODE=$RUN-node-1
-TAINT_KEY=nodeagent.redis-operator.test/dev
-CIDR=${CONTROLLER_POD_CIDR:-10.240.$((200 + RANDOM % 50)).0/24}
-CGROUP=/sys/fs/cgroup/freezer/ro-pods-$RUN
-OPNS=$RUN-op
-HPORT=$((20000 + RANDOM % 20000)); MPORT=$((HPORT + 1))
-AGENT_PID=
 OP_RATE=${BENCH_RATE:-1000}
 . test/integration/controller/lib.sh
+private_run ob operator-bench "${CONTROLLER_POD_CIDR:-10.240.$((200 + RANDOM % 50)).0/24}"
 
 op_cleanup() {
   local ns

@@ -5,7 +5,9 @@
 # the `<name>-leader` EndpointSlice, WAIT 1 after every write.
 #
 #   failover_rto_ms             SIGKILL of the primary's redis-server (3 instances)
-#   failover_rto_pod_delete_ms  the primary pod deleted
+#   failover_rto_pod_delete_ms  the primary pod deleted (a hand-over: docs/failover.md)
+#   pod_delete_gap_ms           the same runs' client write gap (the longest wait for an ack)
+#   pod_delete_phases_ms        where each of those runs' time went (test/bench/phases.sh)
 #   failover_rto_partition_ms   the primary pod's network cut (node agent ctl), then restored
 #   switchover_pause_ms         redis.io/switchover-to=auto: server side from the controller's
 #                               redis_operator_switchover_write_pause_seconds (delta per run),
@@ -66,16 +68,43 @@ record() { # LIST-NAME
   FIG[$1]="${FIG[$1]:-} $RUN_RTO"
 }
 
+# delete: the old primary's manager log is followed from before the fault (its pod's log
+# goes with the pod), for test/bench/phases.sh; PH[phase] collects each run's ms
+declare -A PH=()
+PHASES="sigterm paused caught_up lease_released failover_recorded promoted endpoints first_ack gap"
+trace_start() { # DIR NS POD
+  local uid log
+  uid=$($K -n "$2" get pod "$3" -o jsonpath='{.metadata.uid}')
+  log=$W/na/pods/$uid/logs/$(container_of "$2" "$3").log
+  tail -n 0 -F "$log" >"$1/old-primary.log" 2>/dev/null &
+  TRACE_PID=$!
+}
+trace_end() { # DIR NS
+  local p v
+  kill "$TRACE_PID" 2>/dev/null; wait "$TRACE_PID" 2>/dev/null
+  PHASE_LINE=$(bash test/bench/phases.sh "$1" "$2" b "$W/controller-main.log")
+  for p in $PHASES; do v=$(field "$PHASE_LINE" "$p"); PH[$p]="${PH[$p]:-} ${v:--1}"; done
+}
+phases_json() {
+  local p out="" sep=""
+  for p in $PHASES; do out+="$sep\"$p\": $(stats ${PH[$p]:--1})"; sep=", "; done
+  echo "{$out}"
+}
+
 # kill | delete | partition: BENCH_RUNS runs each on one 3-instance cluster
 fault_series() { # PART KEY FAULT [RESTORE]
   local ns=$RUN-$1 i
   op_cluster "$ns" b 3 || { say "$1: cluster not Ready"; status=1; broken=$((broken + 1)); return; }
   for i in $(seq 1 "$RUNS"); do
+    mkdir -p "$W/$1-$i"
+    [ "$1" = delete ] && trace_start "$W/$1-$i" "$ns" "$(primary "$ns" b)"
     if op_fault_run "$W/$1-$i" "$ns" b "$3" "${4:-}"; then
       record "$2"
-      say "  $1 run $i: rto_ms=$RUN_RTO gap_ms=$RUN_GAP ready_again_ms=$OP_READY_AGAIN_MS | $VERIFY_LINE"
+      [ "$1" = delete ] && { trace_end "$W/$1-$i" "$ns"; FIG[${2}_gap]="${FIG[${2}_gap]:-} $RUN_GAP"; }
+      say "  $1 run $i: rto_ms=$RUN_RTO gap_ms=$RUN_GAP ready_again_ms=$OP_READY_AGAIN_MS | $VERIFY_LINE${PHASE_LINE:+ | $PHASE_LINE}"
     else
       FIG[$2]="${FIG[$2]:-} -1"; broken=$((broken + 1)); status=1
+      [ "$1" = delete ] && trace_end "$W/$1-$i" "$ns"
       say "  $1 run $i: BROKEN ($(cat "$W/$1-$i/why" 2>/dev/null))"
       poll 120 ready "$ns" b
     fi
@@ -182,6 +211,8 @@ cat >"$BENCH_OUT/operator.json" <<EOF
 {
   "failover_rto_ms": $(stats ${FIG[failover_rto_ms]:--1}),
   "failover_rto_pod_delete_ms": $(stats ${FIG[failover_rto_pod_delete_ms]:--1}),
+  "pod_delete_gap_ms": $(stats ${FIG[failover_rto_pod_delete_ms_gap]:--1}),
+  "pod_delete_phases_ms": $(phases_json),
   "failover_rto_partition_ms": $(stats ${FIG[failover_rto_partition_ms]:--1}),
   "switchover_pause_ms": $(sw_json),
   "time_to_ready_s": $(j_ttr),

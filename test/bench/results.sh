@@ -7,8 +7,12 @@
 # Fragments are JSON objects; their top-level keys are merged (a later file, in name order,
 # wins a key), footprint.json (footprint.sh) last: its controller_rss_mib (0, 100, 1,000
 # clusters) replaces the one operator.json files written before it carried. results.json
-# itself is never an input. Needs only bash and chaos-writer
-# (CHAOS_WRITER, default build/chaos-writer), which does the JSON work.
+# itself is never an input. BENCH_BASE (e.g. docs/benchmarks.json, the committed results)
+# is merged first, under every fragment: a build dir that ran one benchmark only
+# (bench-backup) regenerates the page with the other figures kept, not "n/a"; the base's
+# "machine" (where most figures were measured) then stays, and a fragment says its own.
+# Needs only bash and chaos-writer (CHAOS_WRITER, default build/chaos-writer), which does
+# the JSON work.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BENCH_OUT=${BENCH_OUT:-build/bench}
@@ -34,12 +38,17 @@ cat >"$machine" <<EOF
 EOF
 
 inputs=()
+[ -n "${BENCH_BASE:-}" ] && [ -s "$BENCH_BASE" ] && inputs+=("$BENCH_BASE")
 for f in "$BENCH_OUT"/*.json; do
   case $(basename "$f") in results.json | footprint.json) continue ;; esac
   [ -e "$f" ] && inputs+=("$f")
 done
 [ -e "$BENCH_OUT/footprint.json" ] && inputs+=("$BENCH_OUT/footprint.json")
-"$CHAOS_WRITER" merge "$BENCH_OUT/results.json" "${inputs[@]}" "$machine" || exit 2
+if [ -n "${BENCH_BASE:-}" ] && [ -s "$BENCH_BASE" ]; then
+  "$CHAOS_WRITER" merge "$BENCH_OUT/results.json" "$machine" "${inputs[@]}" || exit 2
+else
+  "$CHAOS_WRITER" merge "$BENCH_OUT/results.json" "${inputs[@]}" "$machine" || exit 2
+fi
 
 echo "machine: $nproc CPUs, $model; kernel $kernel"
 echo "versions: redis-server ${redis:-absent}, valkey-server ${valkey:-absent}"

@@ -20,6 +20,7 @@ seeds_of() {
   fuzz_instance_request) echo test/data/instance_request ;;
   fuzz_k8s_kubeconfig) echo test/data/k8s_config ;;
   fuzz_k8s_watch) echo test/data/k8s_watch ;;
+  fuzz_targz) bash test/fuzz/targz-seeds.sh "$2/seeds-targz" && echo "$2/seeds-targz" ;;
   fuzz_vk_info) echo test/data/valkey ;;
   *) echo "fuzz: no seed corpus for $1 (add it to test/fuzz/run.sh)" >&2; return 1 ;;
   esac
@@ -31,7 +32,7 @@ passed=0 failed=0
 for bin in "$@"; do
   name=$(basename "$bin") dir=$(dirname "$bin")
   log=$dir/$name.log corpus=$dir/corpus-$name
-  if ! seeds=$(seeds_of "$name"); then failed=$((failed + 1)); continue; fi
+  if ! seeds=$(seeds_of "$name" "$dir"); then failed=$((failed + 1)); continue; fi
   mkdir -p "$corpus"
   start=$(date +%s)
   "$bin" -max_total_time="$seconds" -max_len="$FUZZ_MAX_LEN" -print_final_stats=1 \

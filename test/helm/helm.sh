@@ -240,7 +240,8 @@ t_install() {
   done
   # /metrics through the metrics Service's endpoints (no kube-proxy here: the slice's address)
   poll 30 eval '[ -n "$(metrics_ep)" ]' || fail "no ready endpoint in the $RUN-redis-operator-metrics EndpointSlice"
-  curl -sf --max-time 2 "http://$(metrics_ep)/metrics" | grep -q '^redis_operator_leader 1' ||
+  # read whole first: grep -q leaving early makes curl fail on a larger body (pipefail)
+  grep -q '^redis_operator_leader 1' <<<"$(curl -sf --max-time 2 "http://$(metrics_ep)/metrics")" ||
     fail "no redis_operator_leader 1 at http://$(metrics_ep)/metrics"
   echo "$pod" >"$W/op-before"
   echo "$pod leads; /metrics at $(metrics_ep) (Service $RUN-redis-operator-metrics)"

@@ -50,17 +50,13 @@ fi
 
 BIN=$(pwd)/$BUILD/redis-operator
 WRITER=$(pwd)/$BUILD/controller-it-writer
-RUN=cit$(( $$ % 10000 ))$(( RANDOM % 100 ))
-W=$(mktemp -d /tmp/controller-it.XXXXXX)
-K="$ENV_BIN/kubectl --kubeconfig $KUBECONFIG_ADMIN"
-NODE=$RUN-node-1
-TAINT_KEY=nodeagent.redis-operator.test/dev
-CIDR=${CONTROLLER_POD_CIDR:-10.240.$(( 100 + RANDOM % 100 )).0/24}
-CGROUP=/sys/fs/cgroup/freezer/ro-pods-$RUN
-OPNS=$RUN-op
-HPORT=$(( 20000 + RANDOM % 20000 )); MPORT=$((HPORT + 1))
-AGENT_PID=
 . test/integration/controller/lib.sh
+private_run cit controller-it "${CONTROLLER_POD_CIDR:-10.240.$((100 + RANDOM % 100)).0/24}"
+. test/integration/controller/bootstrap_checks.sh
+. test/integration/controller/backup_checks.sh
+. test/integration/controller/unsupported_checks.sh
+. test/integration/controller/acl_checks.sh
+. test/integration/controller/sentinel_checks.sh
 
 cleanup() {
   local ns
@@ -85,6 +81,9 @@ check "failover after SIGKILL of the primary's server: no WAIT-acknowledged writ
 check "failover after deleting the primary pod: no WAIT-acknowledged write lost" t_failover_delete
 check "switchover on request (redis.io/switchover-to): leader follows, no write lost" t_switchover
 check "instance API over HTTPS: client certificates, two CAs, pods cannot act as the operator" t_tls
+check "operator-tls deleted: instance Secret re-issued from the new CAs, managers reload, polls back, no restart" t_tls_heal
+check "server TLS: the connection Secret gives rediss:// and ca.crt; redis-cli --tls with them answers PONG" t_tls_conn
+check "certificate renewal at 2/3 of the lifetime: the controller's client certificate and the pods' server certificate re-issued, served without a restart" t_tls_renew
 check "live maxmemory change: no restart (same pod uids, same server pids)" t_live
 check "restart-tier change: rolling update, replicas first, primary by switchover" t_rolling
 check "scale 3 -> 5 -> 2: highest serials removed, PVCs too, primary kept; dangling PVCs and a hand-made pod left alone, in status" t_scale
@@ -95,6 +94,36 @@ check "hibernation: pods removed, PVCs kept, Hibernated; woken with the data, Re
 check "emptyDir, 3 instances: a deleted replica resyncs from the primary, no PVCs" t_emptydir
 check "storage.size grown: PVCs expanded in place, no restart" t_grow
 check "pvcRetention Retain: scale down keeps the PVC (dangling), scale up reuses it" t_retain
+check "bootstrap from a RedisBackup on S3: every key and value on every pod, the restore source on the first primary only" t_bootstrap_s3
+check "bootstrap from a RedisBackup on Azurite: every key and value on every pod" t_bootstrap_azure
+check "bootstrap naming a missing backup: BackupNotFound, no pod for 20 s, proceeds once it exists" t_bootstrap_missing
+check "bootstrap from a corrupt dump: RestoreFailed from status.restore, no empty primary" t_bootstrap_corrupt
+check "RedisBackup to S3 (prefer-replica): Pending, Running, Completed on a replica; manifest and dump stored, size and checksum in status" t_backup_s3
+check "RedisBackup to Azurite (primary, the destination's own Secret): Completed, manifest and dump stored" t_backup_azure
+check "RedisBackup with wrong credentials: Failed naming the storage's 403, no manifest, no secret in Events" t_backup_wrong_credentials
+check "RedisBackup to a missing bucket: Failed naming NoSuchBucket" t_backup_missing_bucket
+check "RedisBackup without credentials: a missing Secret is said, none at all fails with a clear message" t_backup_no_credentials
+check "RedisBackup whose source pod is deleted mid-upload: retried elsewhere or failed, never Running, no partial manifest" t_backup_pod_deleted
+check "RedisBackup with deletionPolicy Delete: deleting it deletes its objects, then the finalizer" t_backup_delete_policy
+check "RedisScheduledBackup every minute: fires twice, one at a time, retention deletes the older, the newest kept, suspend stops it" t_backup_schedule
+check "fields accepted but not acted on: UnsupportedFields names them, one Warning per message, the cluster still managed" t_unsupported
+check "mode: cluster: phase Unsupported, no pods, UnsupportedFields names spec.mode and spec.shards" t_unsupported_cluster_mode
+check "aclConfigSecret: the file's users on every pod, changed and removed live, a refused file (spec.users' or the operator's user) changes nothing and is reported by line" t_acl_config
+check "sentinel mode: 3 data + 3 sentinel pods Ready, get-master-addr-by-name through each sentinel answers the primary, status.sentinels" t_sentinel_create
+check "sentinel mode: a deleted sentinel pod is recreated, Ready again, the sentinels agree, a SENTINEL RESET asked for" t_sentinel_pod_lost
+check "sentinel mode: switchover by annotation: the primary's manager pauses writes until the replicas have its offset, then Sentinel moves the master; no WAIT-1 write lost" t_sentinel_switchover
+check "sentinel mode: SIGKILL of the primary's server: Sentinel promotes, currentPrimary/labels/leader follow, no WAIT-1 write lost" t_sentinel_failover
+check "sentinel mode: the primary's pod deleted: not recreated before Sentinel promotes, back as a replica, no WAIT-1 write lost" t_sentinel_delete
+check "sentinel mode: standalone → sentinel in place: same primary pod and server, data kept, 3 sentinels name it, no WAIT-1 write lost; then Sentinel fails over" t_sentinel_migrate
+check "sentinel mode: standalone 2 → sentinel 3 in place: both managers follow in their pods, data kept, no WAIT-1 write lost; then Sentinel fails over" t_sentinel_migrate_replica
+check "sentinel mode: the primary's server killed right after the move to sentinel: held down by its manager once the sentinels name it, a primary back with the data, Ready" t_sentinel_migrate_crash
+# The checks below restart the suite's controller and time its Lease: they run without
+# the clusters of the checks above (quiesce keeps only the operator's namespace). On 2
+# cores, the clusters of those 26 namespaces (their managers each renewing a primary
+# Lease every second) kept the API server from answering the new leader's Lease PUT
+# within the 2 s its client allows ("http: Handler timeout" in the API server's log),
+# and the leader lost its Lease 4 s after taking it.
+quiesce
 check "failover resumed from status.failover by a restarted controller" t_resume
 check "standby controller: ready, not leading, takes over when the leader stops" t_standby
 check "leader Lease lost: writes stop, the controller exits 1" t_lease_lost

@@ -11,6 +11,14 @@
 #   INSTANCE_ONLY=safety              only the safety checks (safety_checks.sh)
 #   INSTANCE_ONLY=http                only the HTTP and file-mode checks (http_checks.sh)
 #   INSTANCE_ONLY=backup              only backups and restore (backup_checks.sh)
+#   INSTANCE_ONLY=backup-faults       only the storage faults of backups and restore
+#                                     (backup_fault_checks.sh; root: iptables, tmpfs)
+#   INSTANCE_ONLY=lease               only the self-fence on a lost API server (checks.sh lease_deadline)
+#   INSTANCE_ONLY=common              only the engine-independent checks (checks.sh common_suite)
+#   INSTANCE_ONLY=tls                 only the server's and the manager's TLS (checks.sh tls_reload, http_tls)
+#   INSTANCE_ONLY=sentinel            only sentinel mode (sentinel_checks.sh: sentinel managers
+#                                     over data managers; also in the default run)
+#   SENTINEL_ENGINES="redis valkey"   engines for sentinel mode (default: INSTANCE_ENGINES)
 #   OPT=... LDFLAGS=...               passed to make (an ASan build: see instance/README.md)
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -37,6 +45,8 @@ cc -O2 -o "$WRITER" test/integration/instance/writer.c $(pkg-config --cflags --l
 . test/integration/instance/acl_checks.sh
 . test/integration/instance/safety_checks.sh
 . test/integration/instance/backup_checks.sh
+. test/integration/instance/sentinel_checks.sh
+. test/integration/instance/backup_fault_checks.sh
 cleanup() { kill_all; $K delete namespace "$NS" --wait=false >/dev/null 2>&1; [ -n "${KEEP:-}" ] || rm -rf "$W"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -51,6 +61,23 @@ kctl get serviceaccount default >/dev/null 2>&1 || kretry create serviceaccount 
 if [ "${INSTANCE_ONLY:-}" = safety ]; then safety_suite; counts_write instance; exit; fi
 if [ "${INSTANCE_ONLY:-}" = http ]; then http_only; counts_write instance; exit; fi
 if [ "${INSTANCE_ONLY:-}" = backup ]; then backup_suite; counts_write instance; exit; fi
+if [ "${INSTANCE_ONLY:-}" = backup-faults ]; then backup_fault_suite; counts_write instance; exit; fi
+if [ "${INSTANCE_ONLY:-}" = sentinel ]; then sentinel_suite; counts_write instance; exit; fi
+if [ "${INSTANCE_ONLY:-}" = lease ]; then
+  check "API server cut off: self-fence by the renew deadline, no write accepted" \
+    lease_deadline "d$RANDOM" 3>&1
+  check "API server cut off, primaryIsolation.apiServerTimeout 1s: self-fence by it" \
+    lease_deadline "i$RANDOM" 1s 2500 3>&1
+  counts_write instance; exit
+fi
+if [ "${INSTANCE_ONLY:-}" = common ]; then common_suite "c$RANDOM"; counts_write instance; exit; fi
+if [ "${INSTANCE_ONLY:-}" = tls ]; then
+  check "server TLS certificate renewed in its directory: reloaded live, same server pid" \
+    tls_reload "t$RANDOM"
+  check "HTTPS API: client certificate required for mutations; peer promote over HTTPS" \
+    http_tls "t$RANDOM"
+  counts_write instance; exit
+fi
 check "copy-binary: runs from DIR with its libraries, LD_LIBRARY_PATH unset" copy_binary
 check "boot waits while the API server is unreachable (no server started)" boot_waits_api_down
 for eng in ${INSTANCE_ENGINES:-redis valkey}; do
@@ -64,6 +91,8 @@ common_suite "x$RANDOM"
 http_suite "h$RANDOM"
 safety_suite
 backup_suite
+backup_fault_suite
+sentinel_suite
 check "PID 1: orphans reaped, SIGTERM handled (unshare --pid)" pid1_reaping "z$RANDOM"
 [ "${INSTANCE_BENCH:-1}" = 1 ] && bench_suite "b$RANDOM"
 counts_write instance

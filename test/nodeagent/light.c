@@ -38,6 +38,7 @@
 #include <sys/resource.h>
 
 #include "agent.h"
+#include "api/resources.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/err.h"
@@ -286,7 +287,7 @@ static int cluster_of(struct agent *ag, struct na_lpod *p, const char **name, js
 	*rc = NULL;
 	if (!*name)
 		return 0;
-	return k8s_get(ag->client, &k8s_res_redisclusters, p->ns, *name, rc, e);
+	return k8s_get(ag->client, &api_res_redisclusters, p->ns, *name, rc, e);
 }
 
 /* The TLS material of p's "http-tls" volume (none: all three NULL). 0 or -errno with msg. */

@@ -11,7 +11,8 @@ NODEAGENT_RT_SRC   := $(addprefix test/nodeagent/,faults.c imagemap.c mounts.c o
 	probe.c runtime.c sandbox.c spawn.c spec.c)
 NODEAGENT_OBJ      := $(NODEAGENT_SRC:%.c=$(BUILD)/%.o)
 NODEAGENT_RT_OBJ   := $(NODEAGENT_RT_SRC:%.c=$(BUILD)/%.o)
-NODEAGENT_LIB_OBJ  := $(filter $(BUILD)/lib/%,$(CORE_OBJ))
+# lib/, and api/resources.o: the light mode reads RedisClusters (light.c).
+NODEAGENT_LIB_OBJ  := $(filter $(BUILD)/lib/% $(BUILD)/api/resources.o,$(CORE_OBJ))
 
 $(BUILD)/test/nodeagent/test_%.o: CFLAGS += $(CHECK_CFLAGS)
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/backup_store.h"
 #include "api/instance_v1.h"
 #include "api/ports.h"
 #include "api/rediscluster.h"
@@ -375,6 +376,8 @@ static const struct {
 	{ API_INST_CONFIG, "{\"users\":[1]}", -EINVAL, "users[0]: expected object" },
 	{ API_INST_CONFIG, "{\"dropOldPasswords\":1}", -EINVAL, "dropOldPasswords" },
 	{ API_INST_RESTART, "{\"now\":true}", -EINVAL, "now: unknown field" },
+	{ API_INST_SENTINEL_FAILOVER, "{\"pod\":\"c-1\"}", -EINVAL, "pod: unknown field" },
+	{ API_INST_SENTINEL_RESET, "[]", -EINVAL, "expected a JSON object" },
 	{ API_INST_OP_COUNT, "{}", -EINVAL, "unknown operation" },
 };
 
@@ -401,6 +404,11 @@ START_TEST(op_names)
 	}
 	ck_assert_int_eq(api_inst_op_from_path("/v1/status"), -1);
 	ck_assert_ptr_null(api_inst_op_name(API_INST_OP_COUNT));
+	/* the controller builds these paths from API_INST_SENTINEL_OP_* */
+	ck_assert_int_eq(api_inst_op_from_path("/v1/" API_INST_SENTINEL_OP_FAILOVER),
+	                 API_INST_SENTINEL_FAILOVER);
+	ck_assert_int_eq(api_inst_op_from_path("/v1/sentinel/reset"), API_INST_SENTINEL_RESET);
+	ck_assert_int_eq(api_inst_op_from_path("/v1/sentinel/"), -1);
 }
 END_TEST
 
@@ -617,6 +625,178 @@ START_TEST(ports_and_policies)
 }
 END_TEST
 
+/* --- the sentinel role's status ------------------------------------------------------------ */
+
+static struct api_inst_sentinel_status full_sentinel(void)
+{
+	return (struct api_inst_sentinel_status){
+		.pod = "cache-sentinel-1",
+		.state = "running",
+		.role = API_INST_ROLE_SENTINEL,
+		.reason = "sentinel started",
+		.ready = true,
+		.engine = "valkey",
+		.version = "8.0.1",
+		.uptime_seconds = 12,
+		.server = { .pid = 7,
+		            .up = true,
+		            .restarts = 1,
+		            .role = API_INST_ROLE_SENTINEL,
+		            .uptime_seconds = 11 },
+		.has_sentinel = true,
+		.sentinel = { .master_name = API_INST_SENTINEL_MASTER_NAME,
+		              .master_host = "10.0.0.5",
+		              .master_port = 6379,
+		              .master_status = API_INST_MASTER_ODOWN,
+		              .failover_in_progress = true,
+		              .failover_state = "wait_promotion",
+		              .config_epoch = 4,
+		              .quorum = 2,
+		              .quorum_ok = true,
+		              .quorum_reason = "OK 3 usable Sentinels",
+		              .sentinels = 3,
+		              .replicas = 2 },
+	};
+}
+
+START_TEST(sentinel_status_round_trip)
+{
+	struct api_inst_sentinel_status in = full_sentinel(), out;
+	const struct api_inst_sentinel_view *a = &in.sentinel, *b = &out.sentinel;
+	char *t;
+
+	if (_i == 1) { /* the sentinel does not answer */
+		in.ready = in.server.up = in.has_sentinel = false;
+		in.not_ready_reason = "connection refused";
+		in.server.pid = API_INST_NULL;
+	}
+	t = text_of(api_inst_sentinel_status_encode(&in));
+	ck_assert_int_eq(api_inst_sentinel_status_decode(t, strlen(t), &out, NULL), 0);
+	STR_EQ(in.pod, out.pod);
+	STR_EQ(in.state, out.state);
+	STR_EQ(in.role, out.role);
+	STR_EQ(in.reason, out.reason);
+	STR_EQ(in.not_ready_reason, out.not_ready_reason);
+	STR_EQ(in.engine, out.engine);
+	STR_EQ(in.version, out.version);
+	ck_assert(in.ready == out.ready && in.uptime_seconds == out.uptime_seconds);
+	ck_assert(in.server.pid == out.server.pid && in.server.up == out.server.up);
+	ck_assert(in.server.restarts == out.server.restarts);
+	STR_EQ(in.server.role, out.server.role);
+	ck_assert(in.has_sentinel == out.has_sentinel);
+	if (_i == 1) {
+		ck_assert_ptr_nonnull(strstr(t, "\"sentinel\":null"));
+		ck_assert_ptr_nonnull(strstr(t, "\"pid\":null"));
+	} else {
+		STR_EQ(a->master_name, b->master_name);
+		STR_EQ(a->master_host, b->master_host);
+		STR_EQ(a->master_status, b->master_status);
+		STR_EQ(a->failover_state, b->failover_state);
+		STR_EQ(a->quorum_reason, b->quorum_reason);
+		ck_assert(a->master_port == b->master_port && a->config_epoch == b->config_epoch);
+		ck_assert(a->failover_in_progress == b->failover_in_progress);
+		ck_assert(a->quorum == b->quorum && a->quorum_ok == b->quorum_ok);
+		ck_assert(a->sentinels == b->sentinels && a->replicas == b->replicas);
+	}
+	api_inst_sentinel_status_release(&out);
+	free(t);
+}
+END_TEST
+
+static const struct {
+	const char *body, *msg;
+} bad_sentinel[] = {
+	{ "{\"role\":\"sentinel\",\"ready\":true,\"server\":{}}", "state: required" },
+	{ "{\"state\":\"running\",\"role\":\"sentinel\",\"ready\":true}", "server: required" },
+	{ "{\"state\":\"running\",\"role\":\"sentinel\",\"ready\":true,\"server\":{},"
+	  "\"sentinel\":{\"masterName\":\"mymaster\"}}",
+	  "sentinel.masterStatus: required" },
+	{ "{\"state\":\"running\",\"role\":\"sentinel\",\"ready\":true,\"server\":{},"
+	  "\"sentinel\":{\"masterName\":\"m\",\"masterStatus\":\"ok\",\"masterPort\":\"1\"}}",
+	  "sentinel.masterPort: expected integer" },
+	{ "[]", "expected a JSON object" },
+};
+
+START_TEST(sentinel_status_malformed)
+{
+	struct api_inst_sentinel_status s = { .pod = "untouched" };
+	struct err e = { 0 };
+	const char *b = bad_sentinel[_i].body;
+
+	ck_assert_int_eq(api_inst_sentinel_status_decode(b, strlen(b), &s, &e), -EPROTO);
+	ck_assert_msg(strstr(e.msg, bad_sentinel[_i].msg), "%s", e.msg);
+	ck_assert_str_eq(s.pod, "untouched");
+}
+END_TEST
+
+/* Every credential key sets its own member, and the store config takes each from there:
+ * S3 by access key and token, Azure by its four, the account falling back to accountName. */
+START_TEST(credentials_to_store_config)
+{
+	static const char *const want[API_INST_CREDENTIAL_KEYS] = {
+		"AWS_ACCESS_KEY_ID",       "AWS_SECRET_ACCESS_KEY",
+		"AWS_SESSION_TOKEN",       "AZURE_STORAGE_CONNECTION_STRING",
+		"AZURE_STORAGE_ACCOUNT",   "AZURE_STORAGE_KEY",
+		"AZURE_STORAGE_SAS_TOKEN",
+	};
+	struct api_inst_credentials k = { 0 };
+	struct api_destination d = { 0 };
+	struct objstore_config s3 = { .user_agent = "ua" }, az = { 0 };
+
+	for (size_t i = 0; i < API_INST_CREDENTIAL_KEYS; i++) {
+		ck_assert_str_eq(api_inst_credential_key(i), want[i]);
+		api_inst_credentials_set(&k, i, want[i]);
+	}
+	ck_assert_ptr_null(api_inst_credential_key(API_INST_CREDENTIAL_KEYS));
+	d.s3.set = true;
+	d.s3.bucket = "b";
+	d.s3.region = "r";
+	d.s3.force_path_style = true;
+	api_backup_store_config(&d, &k, &s3);
+	ck_assert_int_eq(s3.provider, OBJSTORE_S3);
+	ck_assert_str_eq(s3.bucket, "b");
+	ck_assert(s3.path_style);
+	ck_assert_str_eq(s3.user_agent, "ua");
+	ck_assert_str_eq(s3.access_key_id, "AWS_ACCESS_KEY_ID");
+	ck_assert_str_eq(s3.secret_access_key, "AWS_SECRET_ACCESS_KEY");
+	ck_assert_str_eq(s3.session_token, "AWS_SESSION_TOKEN");
+	ck_assert_ptr_null(s3.account_key);
+	d.s3.set = false;
+	d.azure.container = "c";
+	d.azure.account_name = "from-spec";
+	api_backup_store_config(&d, &k, &az);
+	ck_assert_int_eq(az.provider, OBJSTORE_AZURE);
+	ck_assert_str_eq(az.bucket, "c");
+	ck_assert_str_eq(az.connection_string, "AZURE_STORAGE_CONNECTION_STRING");
+	ck_assert_str_eq(az.account, "AZURE_STORAGE_ACCOUNT");
+	ck_assert_str_eq(az.account_key, "AZURE_STORAGE_KEY");
+	ck_assert_str_eq(az.sas_token, "AZURE_STORAGE_SAS_TOKEN");
+	ck_assert_ptr_null(az.access_key_id);
+	k.azure_account = NULL;
+	api_backup_store_config(&d, &k, &az);
+	ck_assert_str_eq(az.account, "from-spec");
+}
+END_TEST
+
+START_TEST(backup_key_join)
+{
+	const char *parts[] = { "/backups/", "", "c1", "ns/", "run-1" };
+	char out[API_BACKUP_KEY_MAX], longp[API_BACKUP_KEY_MAX];
+	const char *too_long[] = { "a", longp };
+
+	ck_assert_int_eq(api_backup_key_join(parts, 5, out), 0);
+	ck_assert_str_eq(out, "backups/c1/ns/run-1");
+	memset(longp, 'x', sizeof(longp) - 2); /* "a/" + 1022 x: one byte over */
+	longp[sizeof(longp) - 2] = '\0';
+	snprintf(out, sizeof(out), "kept");
+	ck_assert_int_eq(api_backup_key_join(too_long, 2, out), -ENAMETOOLONG);
+	ck_assert_str_eq(out, "kept");
+	longp[sizeof(longp) - 3] = '\0'; /* exactly API_BACKUP_KEY_MAX - 1 bytes */
+	ck_assert_int_eq(api_backup_key_join(too_long, 2, out), 0);
+	ck_assert_uint_eq(strlen(out), API_BACKUP_KEY_MAX - 1);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("api_contract");
@@ -637,6 +817,10 @@ static Suite *suite(void)
 	tcase_add_test(t, failover_absent_and_wire);
 	tcase_add_loop_test(t, failover_malformed, 0, ARRAY_LEN(bad_failover));
 	tcase_add_test(t, ports_and_policies);
+	tcase_add_loop_test(t, sentinel_status_round_trip, 0, 2);
+	tcase_add_loop_test(t, sentinel_status_malformed, 0, ARRAY_LEN(bad_sentinel));
+	tcase_add_test(t, credentials_to_store_config);
+	tcase_add_test(t, backup_key_join);
 	suite_add_tcase(s, t);
 	return s;
 }

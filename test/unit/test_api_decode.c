@@ -37,6 +37,7 @@ static const char *const golden_inputs[] = {
 	"test/data/api/decode/redisbackup-status.yaml",
 	"test/data/api/decode/redisscheduledbackup-status.yaml",
 	"test/data/api/decode/redisscheduledbackup-seed.yaml",
+	"test/data/api/decode/rediscluster-seed.yaml",
 };
 
 static json_t *load_doc(const char *path)
@@ -227,6 +228,56 @@ START_TEST(durations_decoded)
 	ck_assert_int_eq(rc.spec.failover.switchover_timeout.ms, 10000);
 	ck_assert_int_eq(rc.spec.failed_after.ms, 600000);
 	ck_assert(!rc.spec.sentinel.set);
+	api_redis_cluster_release(&rc);
+}
+END_TEST
+
+/* The seed's fields: maxSyncReplicas unset means minSyncReplicas; primaryIsolation's
+ * defaults apply inside the block only. */
+START_TEST(seed_fields_decoded)
+{
+	struct api_redis_cluster rc =
+	        decode_spec("{\"minSyncReplicas\":1,\"aclConfigSecret\":{\"name\":\"acl\"},"
+	                    "\"primaryIsolation\":{\"peerTimeout\":\"3s\"}}");
+
+	ck_assert_str_eq(rc.spec.acl_config_secret.name, "acl");
+	ck_assert(!rc.spec.has_max_sync_replicas && rc.spec.max_sync_replicas == 1);
+	ck_assert(rc.spec.primary_isolation.set && rc.spec.primary_isolation.enabled);
+	ck_assert_int_eq(rc.spec.primary_isolation.api_server_timeout.ms, 5000);
+	ck_assert(rc.spec.primary_isolation.has_peer_timeout);
+	ck_assert_int_eq(rc.spec.primary_isolation.peer_timeout.ms, 3000);
+	api_redis_cluster_release(&rc);
+	rc = decode_spec("{\"maxSyncReplicas\":2}");
+	ck_assert(rc.spec.has_max_sync_replicas && rc.spec.max_sync_replicas == 2);
+	ck_assert(!rc.spec.primary_isolation.set && !rc.spec.acl_config_secret.name);
+	api_redis_cluster_release(&rc);
+}
+END_TEST
+
+/* The self-fence deadline: renewDeadline, shortened by an enabled apiServerTimeout, never
+ * under 2 x renewPeriod. */
+static const struct {
+	const char *spec;
+	int64_t ms;
+} fence_deadlines[] = {
+	{ "{}", 6000 },
+	{ "{\"primaryIsolation\":{}}", 5000 }, /* the block's default 5s */
+	{ "{\"primaryIsolation\":{\"apiServerTimeout\":\"3s\"}}", 3000 },
+	{ "{\"primaryIsolation\":{\"apiServerTimeout\":\"30s\"}}", 6000 }, /* longer: no */
+	{ "{\"primaryIsolation\":{\"enabled\":false,\"apiServerTimeout\":\"3s\"}}", 6000 },
+	{ "{\"primaryIsolation\":{\"apiServerTimeout\":\"500ms\"}}", 2000 }, /* 2 x 1s */
+	{ "{\"failover\":{\"renewDeadline\":\"4s\"},\"primaryIsolation\":{}}", 4000 },
+	{ "{\"failover\":{\"renewDeadline\":\"x\"},\"primaryIsolation\":{}}", -1 },
+};
+
+START_TEST(fence_deadline)
+{
+	struct api_redis_cluster rc = decode_spec(fence_deadlines[_i].spec);
+
+	ck_assert_msg(api_redis_cluster_fence_deadline_ms(&rc.spec) == fence_deadlines[_i].ms,
+	              "%s: %lld, want %lld", fence_deadlines[_i].spec,
+	              (long long)api_redis_cluster_fence_deadline_ms(&rc.spec),
+	              (long long)fence_deadlines[_i].ms);
 	api_redis_cluster_release(&rc);
 }
 END_TEST
@@ -438,6 +489,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, invalid_values_kept);
 	tcase_add_test(tc, durations_decoded);
 	tcase_add_test(tc, nested_lists_decoded);
+	tcase_add_test(tc, seed_fields_decoded);
+	tcase_add_loop_test(tc, fence_deadline, 0, ARRAY_LEN(fence_deadlines));
 	tcase_add_test(tc, names_and_retention);
 	tcase_add_test(tc, scheduled_backup_forms);
 	tcase_add_loop_test(tc, decode_error, 0, ARRAY_LEN(decode_errors));

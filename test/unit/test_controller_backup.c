@@ -3,7 +3,8 @@
  * backup of a cluster goes first, every phase transition of bk_decide as a case (from
  * Pending: cluster missing, Secret missing within and after the grace, waiting behind
  * another, no instance, started; from Running: followed, completed, failed and retried,
- * failed for good, lost, deadline, re-sent), the status diff and its JSON, the names.
+ * failed for good, lost, deadline, re-sent), the status diff and its JSON, the names, and
+ * the readers of a RedisBackup object's phase and times.
  */
 #include <string.h>
 
@@ -378,6 +379,29 @@ START_TEST(names)
 }
 END_TEST
 
+/* --- reading RedisBackup objects -------------------------------------------------------------- */
+
+START_TEST(object_readers)
+{
+	json_t *o = json_pack("{s:{s:s},s:{s:s,s:s}}", "metadata", "creationTimestamp",
+	                      "2026-01-01T00:00:00Z", "status", "phase", "Completed", "stoppedAt",
+	                      "yesterday");
+
+	for (int p = API_BACKUP_PENDING; p <= API_BACKUP_FAILED; p++)
+		ck_assert_int_eq(bk_phase_parse(bk_phase_name((enum api_backup_phase)p)), p);
+	ck_assert_ptr_null(bk_phase_name(0));
+	ck_assert_int_eq(bk_phase_parse(NULL), 0);
+	ck_assert_int_eq(bk_phase_parse("completed"), 0); /* the API's case only */
+	ck_assert_int_eq(bk_phase_of(o), API_BACKUP_COMPLETED);
+	ck_assert_int_eq(bk_phase_of(NULL), 0);
+	ck_assert_int_eq(bk_time_of(o, "metadata.creationTimestamp"), T0);
+	ck_assert_int_eq(bk_time_of(o, "status.stoppedAt"), 0); /* not a time */
+	ck_assert_int_eq(bk_time_of(o, "status.startedAt"), 0); /* absent */
+	ck_assert_int_eq(bk_time_of(o, "status.phase.x"), 0);   /* not an object */
+	json_decref(o);
+}
+END_TEST
+
 static Suite *backup_suite(void)
 {
 	Suite *s = suite_create("controller_backup");
@@ -390,6 +414,7 @@ static Suite *backup_suite(void)
 	tcase_add_test(tc, status_diff);
 	tcase_add_test(tc, status_from_api);
 	tcase_add_test(tc, names);
+	tcase_add_test(tc, object_readers);
 	suite_add_tcase(s, tc);
 	return s;
 }

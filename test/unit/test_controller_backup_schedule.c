@@ -2,12 +2,15 @@
  * Unit tests for controller/backup_schedule: every rule of bs_decide as a case (on time,
  * waiting, never twice, busy, suspended, one catch-up after downtime, the lateness
  * window, spec.immediate, a schedule that never fires, DST gaps and overlaps, @every, a
- * clock that went back), the backup names, the history limits and the retention window.
+ * clock that went back), the backup names, the history limits and the retention window,
+ * and the schedule's objects in the store (their prefix, checked against the instance's
+ * own key layout, and the run directories among the listed keys).
  */
 #include <errno.h>
 #include <string.h>
 
 #include "controller/backup_schedule.h"
+#include "instance/backup.h"
 #include "unit.h"
 
 #define T0   INT64_C(1767225600000) /* 2026-01-01T00:00:00Z */
@@ -198,6 +201,83 @@ START_TEST(retention)
 }
 END_TEST
 
+/* --- the schedule's objects in the store ------------------------------------------------ */
+
+/* The prefix is the instance's own layout (inst_backup_keys) of a run's directory, less
+ * the run's digits, for paths with and without slashes at their ends. */
+START_TEST(store_prefix)
+{
+	static const char *const paths[] = { "", "/", "cit-1", "/a/b/", "a//b" };
+	char prefix[BS_KEY_MAX], run[BS_NAME_MAX + 1], inst[BS_NAME_MAX + 8];
+	char dump[INST_BACKUP_KEY_MAX], man[INST_BACKUP_KEY_MAX];
+	struct err e = { 0 };
+
+	bs_backup_name("nightly", T0, run);
+	snprintf(inst, sizeof(inst), "prod/%s", run);
+	for (size_t i = 0; i < ARRAY_LEN(paths); i++) {
+		ck_assert_int_eq(bs_store_prefix(paths[i], "cache", "prod", "nightly", prefix), 0);
+		ck_assert_int_eq(inst_backup_keys(paths[i], "cache", inst, dump, man, &e), 0);
+		ck_assert_msg(
+		        strncmp(man, prefix, strlen(prefix)) == 0 &&
+		                strcmp(man + strlen(prefix), "20260101000000/manifest.json") == 0,
+		        "path '%s': prefix %s, manifest %s", paths[i], prefix, man);
+	}
+	ck_assert_int_eq(bs_store_prefix("", "c", "ns", "nightly", prefix), 0);
+	ck_assert_str_eq(prefix, "c/ns/nightly-");
+}
+END_TEST
+
+/* Only this schedule's run directories, grouped, in key order, with their keys. */
+START_TEST(stored_group)
+{
+	static const char *const listed[] = {
+		"p/c/ns/sb-20260101000100/manifest.json", /* complete */
+		"p/c/ns/sb-20260101000100/dump.rdb",
+		"p/c/ns/sb-20260101000000.r1/dump.rdb", /* a failed attempt: no manifest */
+		"p/c/ns/sb-20260101000000/dump.rdb",
+		"p/c/ns/sb-20260101000000/manifest.json",
+		"p/c/ns/sb-eu-20260101000000/manifest.json", /* schedule "sb-eu" */
+		"p/c/ns/sb-2026010100000/manifest.json",     /* 13 digits */
+		"p/c/ns/sb-20260101000000x/manifest.json",   /* not "/" nor ".r<N>" after */
+		"p/c/ns/sb-20269901000000/manifest.json",    /* not a time */
+		"p/c/ns/sb-20260101000200/",                 /* a directory marker */
+		"p/c/ns/sb-20260101000300.r/dump.rdb",       /* ".r" without a number */
+		"p/c/ns/other/manifest.json",
+	};
+	char *keys[ARRAY_LEN(listed)];
+	struct bs_stored d[8];
+	size_t n;
+
+	for (size_t i = 0; i < ARRAY_LEN(listed); i++)
+		keys[i] = xstrdup(listed[i]);
+	n = bs_stored_group("p/c/ns/sb-", keys, ARRAY_LEN(keys), d, ARRAY_LEN(d));
+
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(d[0].dir, "p/c/ns/sb-20260101000000.r1/");
+	ck_assert_str_eq(d[0].backup, "sb-20260101000000");
+	ck_assert(!d[0].completed);
+	ck_assert_uint_eq(d[0].count, 1);
+	ck_assert_str_eq(d[1].dir, "p/c/ns/sb-20260101000000/");
+	ck_assert(d[1].completed);
+	ck_assert_uint_eq(d[1].count, 2);
+	ck_assert_int_eq(d[1].time_ms, T0);
+	ck_assert_str_eq(d[2].dir, "p/c/ns/sb-20260101000100/");
+	ck_assert_str_eq(d[2].backup, "sb-20260101000100");
+	ck_assert(d[2].completed);
+	ck_assert_int_eq(d[2].time_ms, T0 + MIN);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = d[i].first; j < d[i].first + d[i].count; j++)
+			ck_assert_msg(strncmp(keys[j], d[i].dir, strlen(d[i].dir)) == 0,
+			              "%s not in %s", keys[j], d[i].dir);
+	/* room for one: the first directory, whole */
+	ck_assert_uint_eq(bs_stored_group("p/c/ns/sb-", keys, ARRAY_LEN(keys), d, 1), 1);
+	ck_assert_str_eq(d[0].dir, "p/c/ns/sb-20260101000000.r1/");
+	ck_assert_uint_eq(bs_stored_group("p/c/ns/sb-", keys, 0, d, 1), 0);
+	for (size_t i = 0; i < ARRAY_LEN(keys); i++)
+		free(keys[i]);
+}
+END_TEST
+
 static Suite *backup_schedule_suite(void)
 {
 	Suite *s = suite_create("controller_backup_schedule");
@@ -207,6 +287,8 @@ static Suite *backup_schedule_suite(void)
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, history);
 	tcase_add_test(tc, retention);
+	tcase_add_test(tc, store_prefix);
+	tcase_add_test(tc, stored_group);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,7 +15,8 @@
 
 #include "api/rediscluster.h"
 #include "controller/desired.h"
-#include "controller/model.h"
+#include "controller/actions.h"
+#include "controller/failover_state.h"
 #include "controller/owner.h"
 #include "controller/plan.h"
 #include "lib/jsonx.h"
@@ -129,14 +130,14 @@ static void fill_pod(struct ctl_pod *p, json_t *o, size_t n)
 
 	snprintf(ips[n], sizeof(ips[n]), "10.0.0.%zu", n + 1);
 	p->obj = o;
-	p->name = ctl_json_str(o, "metadata.name");
+	p->name = jsonx_get_string(o, "metadata.name");
 	p->serial = ctl_serial_of("c", p->name);
 	p->uid = p->name;
 	p->ip = ips[n];
 	p->phase = "Running";
 	p->role_label = CTL_ROLE_PRIMARY;
-	p->spec_hash = ctl_json_str(o, "metadata.annotations[\"redis.io/spec-hash\"]");
-	p->live_hash = ctl_json_str(o, "metadata.annotations[\"redis.io/live-hash\"]");
+	p->spec_hash = jsonx_get_string(o, "metadata.annotations[\"redis.io/spec-hash\"]");
+	p->live_hash = jsonx_get_string(o, "metadata.annotations[\"redis.io/live-hash\"]");
 	p->ready = true;
 	i->seen = i->ready = i->server_up = true;
 	i->lease_held = p->serial == 1;
@@ -209,9 +210,9 @@ static void world_init(struct world *w, bool split, const char *status)
 		w->v.npods++;
 	}
 	json_array_foreach (pvcs, i, o) {
-		w->pvcs[w->v.npvcs++] = (struct ctl_pvc){ .name = ctl_json_str(o, "metadata.name"),
-			                                  .serial = (int)i + 1,
-			                                  .obj = o };
+		w->pvcs[w->v.npvcs++] = (struct ctl_pvc){
+			.name = jsonx_get_string(o, "metadata.name"), .serial = (int)i + 1, .obj = o
+		};
 	}
 	if (split) {
 		w->v.foreign_pods = w->foreign_pods;

@@ -25,9 +25,8 @@
 #include <time.h>
 
 #include "controller/desired.h"
-#include "controller/model.h"
+#include "controller/view.h"
 #include "controller/pki.h"
-#include "lib/base64.h"
 #include "lib/httpd.h"
 #include "lib/jsonx.h"
 #include "lib/k8s/multi.h"
@@ -44,23 +43,6 @@ static json_t *secret(const char *name)
 {
 	return json_pack("{s:s,s:s,s:{s:s,s:s},s:s}", "apiVersion", "v1", "kind", "Secret",
 	                 "metadata", "name", name, "namespace", "ns", "type", "Opaque");
-}
-
-/* The Secret as the API server returns it: stringData moved to data, base64. */
-static json_t *as_read(json_t *built)
-{
-	json_t *out = json_deep_copy(built), *data = json_object(), *v;
-	const char *k;
-
-	json_object_foreach (json_object_get(built, "stringData"), k, v) {
-		char *b = base64_encode(json_string_value(v), json_string_length(v));
-
-		json_object_set_new(data, k, json_string(b));
-		free(b);
-	}
-	json_object_del(out, "stringData");
-	json_object_set_new(out, "data", data);
-	return out;
 }
 
 static const char *sd(json_t *s, const char *key)
@@ -95,7 +77,7 @@ static void material_make(struct material *m, const char *cluster)
 	snprintf(name, sizeof(name), "%s-operator-tls", cluster);
 	m->op = secret(name);
 	ck_assert_msg(ctl_pki_fill_operator(m->op, cluster, &e) == 0, "%s", e.msg);
-	m->op_read = as_read(m->op);
+	m->op_read = tu_secret_as_read(m->op);
 	snprintf(name, sizeof(name), "%s-instance-tls", cluster);
 	m->inst = secret(name);
 	ck_assert_msg(ctl_pki_fill_instance(m->inst, m->op_read, cluster, &e) == 0, "%s", e.msg);
@@ -200,9 +182,9 @@ START_TEST(client_read_ok)
 	ck_assert_str_eq(c.ca_pem, sd(m.op, CTL_PKI_SERVER_CA));
 	ck_assert_str_eq(c.cert_pem, sd(m.op, CTL_PKI_CERT));
 	ck_assert_str_eq(c.key_pem, sd(m.op, CTL_PKI_KEY));
-	/* issued now for CTL_PKI_DAYS, within a day (the poller re-reads the material then) */
-	ck_assert_int_gt(c.not_after_ms, (time(NULL) + (CTL_PKI_DAYS - 1) * 86400LL) * 1000);
-	ck_assert_int_lt(c.not_after_ms, (time(NULL) + (CTL_PKI_DAYS + 1) * 86400LL) * 1000);
+	/* issued now for CTL_PKI_LEAF_DAYS, within a day (the poller re-reads the material then) */
+	ck_assert_int_gt(c.not_after_ms, (time(NULL) + (CTL_PKI_LEAF_DAYS - 1) * 86400LL) * 1000);
+	ck_assert_int_lt(c.not_after_ms, (time(NULL) + (CTL_PKI_LEAF_DAYS + 1) * 86400LL) * 1000);
 	ctl_pki_client_release(&c);
 	ck_assert_ptr_null(c.key_pem);
 	ctl_pki_client_release(NULL);
@@ -249,7 +231,7 @@ START_TEST(client_read_bad)
 	else if (b->edit == SWAP_KEY) /* the client CA's key instead of the client's */
 		json_object_set(data, b->key, json_object_get(data, CTL_PKI_CLIENT_CA_KEY));
 	else
-		now = NOW_MS + (int64_t)CTL_PKI_DAYS * 2 * DAY_MS;
+		now = NOW_MS + (int64_t)CTL_PKI_CA_DAYS * 2 * DAY_MS;
 	ck_assert_int_eq(ctl_pki_client_read(m.op_read, now, &c, &e), -EINVAL);
 	ck_assert_str_eq(e.msg, b->msg);
 	ck_assert_str_eq(c.ca_pem, "untouched");
@@ -374,6 +356,185 @@ START_TEST(https_round_trip)
 }
 END_TEST
 
+/* --- renewal ------------------------------------------------------------------------------ */
+
+static const struct due_case {
+	int64_t now, nb, na; /* ms */
+	bool due;
+} due_cases[] = {
+	{ 0, 0, 90 * DAY_MS, false },                                  /* just issued */
+	{ 59 * DAY_MS, 0, 90 * DAY_MS, false },                        /* before 2/3 */
+	{ 60 * DAY_MS - 1, 0, 90 * DAY_MS, false },                    /* 1 ms before 2/3 */
+	{ 60 * DAY_MS, 0, 90 * DAY_MS, true },                         /* at 2/3 */
+	{ 89 * DAY_MS, 0, 90 * DAY_MS, true },                         /* the last day */
+	{ 90 * DAY_MS, 0, 90 * DAY_MS, true },                         /* expired */
+	{ 400 * DAY_MS, 0, 90 * DAY_MS, true },                        /* long expired */
+	{ -1, 0, 90 * DAY_MS, false },                                 /* not valid yet */
+	{ 10 * DAY_MS, 5 * DAY_MS, 5 * DAY_MS, true },                 /* empty window */
+	{ 10 * DAY_MS, 9 * DAY_MS, 5 * DAY_MS, true },                 /* reversed window */
+	{ 1217 * DAY_MS, 0, 1826 * DAY_MS, false },                    /* a CA at 3.33 years - */
+	{ 1218 * DAY_MS, 0, 1826 * DAY_MS, true },                     /* a CA at 3.33 years + */
+	{ NOW_MS + 59 * DAY_MS, NOW_MS, NOW_MS + 90 * DAY_MS, false }, /* wall clock values */
+	{ NOW_MS + 61 * DAY_MS, NOW_MS, NOW_MS + 90 * DAY_MS, true },
+};
+
+START_TEST(renew_due_table)
+{
+	const struct due_case *c = &due_cases[_i];
+
+	ck_assert_msg(ctl_pki_renew_due(c->now, c->nb, c->na) == c->due,
+	              "case %d: now %lld window %lld..%lld: want %s", _i, (long long)c->now,
+	              (long long)c->nb, (long long)c->na, c->due ? "due" : "not due");
+}
+END_TEST
+
+START_TEST(lifetimes)
+{
+	struct material m;
+	int64_t now = (int64_t)time(NULL) * 1000, at = 0;
+
+	material_make(&m, "c");
+	ck_assert_int_eq(x509_not_after(sd(m.op, CTL_PKI_SERVER_CA), &at, NULL), 0);
+	ck_assert_int_gt(at, now + (CTL_PKI_CA_DAYS - 1) * DAY_MS);
+	ck_assert_int_lt(at, now + (CTL_PKI_CA_DAYS + 1) * DAY_MS);
+	ck_assert_int_eq(x509_not_after(sd(m.inst, CTL_PKI_INST_PEER), &at, NULL), 0);
+	ck_assert_int_gt(at, now + (CTL_PKI_LEAF_DAYS - 1) * DAY_MS);
+	ck_assert_int_lt(at, now + (CTL_PKI_LEAF_DAYS + 1) * DAY_MS);
+	material_free(&m);
+}
+END_TEST
+
+START_TEST(operator_due)
+{
+	struct material m;
+	int64_t now = (int64_t)time(NULL) * 1000;
+	char why[CTL_PKI_WHY_MAX];
+
+	material_make(&m, "c");
+	ck_assert_int_eq(ctl_pki_operator_due(m.op_read, now, why, sizeof(why)),
+	                 CTL_PKI_RENEW_NONE);
+	ck_assert_str_eq(why, "");
+	/* 61 days on: the client certificate (90 days) is due, the CAs (5 years) are not */
+	ck_assert_int_eq(ctl_pki_operator_due(m.op_read, now + 61 * DAY_MS, why, sizeof(why)),
+	                 CTL_PKI_RENEW_CLIENT);
+	ck_assert_msg(strncmp(why, "key tls.crt: due for renewal (expires 20", 40) == 0, "%s", why);
+	ck_assert_int_eq(ctl_pki_operator_due(m.op_read, now + 1300 * DAY_MS, why, sizeof(why)),
+	                 CTL_PKI_RENEW_CAS);
+	ck_assert_msg(strncmp(why, "key server-ca.crt: due for renewal (expires 20", 46) == 0, "%s",
+	              why);
+	ck_assert_int_eq(ctl_pki_operator_due(m.op_read, now + 1900 * DAY_MS, why, sizeof(why)),
+	                 CTL_PKI_RENEW_CAS);
+	ck_assert_msg(strstr(why, "(expired 20") != NULL, "%s", why);
+	/* what does not parse is not judged (as the planner's fixtures: no data at all) */
+	json_object_del(json_object_get(m.op_read, "data"), CTL_PKI_SERVER_CA);
+	ck_assert_int_eq(ctl_pki_operator_due(m.op_read, now + 1300 * DAY_MS, why, sizeof(why)),
+	                 CTL_PKI_RENEW_NONE);
+	ck_assert_int_eq(ctl_pki_operator_due(m.op, now, why, sizeof(why)), CTL_PKI_RENEW_NONE);
+	material_free(&m);
+}
+END_TEST
+
+START_TEST(instance_due)
+{
+	struct material a, b;
+	int64_t now = (int64_t)time(NULL) * 1000;
+	char why[CTL_PKI_WHY_MAX], fp[CTL_PKI_CA_FP_LEN];
+	json_t *inst, *bare = secret("c-instance-tls");
+
+	material_make(&a, "c");
+	material_make(&b, "c"); /* the operator Secret deleted and made again */
+	inst = tu_secret_as_read(a.inst);
+	ck_assert_int_eq(ctl_pki_ca_fingerprint(a.op_read, fp, NULL), 0);
+	ck_assert_int_eq(strlen(fp), 129);
+	ck_assert_str_eq(json_string_value(json_object_get(jsonx_get(inst, "metadata.annotations"),
+	                                                   CTL_PKI_CA_ANN)),
+	                 fp);
+	ck_assert(!ctl_pki_instance_due(inst, a.op_read, now, why, sizeof(why)));
+	ck_assert_str_eq(why, "");
+	ck_assert(ctl_pki_instance_due(inst, b.op_read, now, why, sizeof(why)));
+	ck_assert_str_eq(why,
+	                 "annotation redis.io/operator-ca: other CAs than the operator Secret's");
+	ck_assert(ctl_pki_instance_due(inst, a.op_read, now + 61 * DAY_MS, why, sizeof(why)));
+	ck_assert_msg(strncmp(why, "key tls.crt: due for renewal", 28) == 0, "%s", why);
+	json_object_del(jsonx_get(inst, "metadata.annotations"), CTL_PKI_CA_ANN);
+	ck_assert(ctl_pki_instance_due(inst, a.op_read, now, why, sizeof(why)));
+	ck_assert_str_eq(why, "annotation redis.io/operator-ca: missing"); /* made before it */
+	/* nothing to judge: no certificates, or no CAs */
+	ck_assert(!ctl_pki_instance_due(bare, a.op_read, now, why, sizeof(why)));
+	ck_assert(!ctl_pki_instance_due(inst, bare, now, why, sizeof(why)));
+	json_decref(inst);
+	json_decref(bare);
+	material_free(&a);
+	material_free(&b);
+}
+END_TEST
+
+/* The renewed operator Secret: kept or new CAs, a new client certificate from the client CA. */
+START_TEST(renew_operator)
+{
+	struct material m;
+	int64_t now = (int64_t)time(NULL) * 1000;
+	char fp[CTL_PKI_CA_FP_LEN], fp2[CTL_PKI_CA_FP_LEN], why[CTL_PKI_WHY_MAX];
+	json_t *patch = json_object(), *read, *inst;
+	struct err e = { 0 };
+
+	material_make(&m, "c");
+	inst = tu_secret_as_read(m.inst);
+	ck_assert_msg(ctl_pki_renew_operator(patch, m.op_read, "c", now + 61 * DAY_MS, &e) == 0,
+	              "%s", e.msg);
+	ck_assert_str_eq(sd(patch, CTL_PKI_SERVER_CA), sd(m.op, CTL_PKI_SERVER_CA));
+	ck_assert_str_eq(sd(patch, CTL_PKI_CLIENT_CA_KEY), sd(m.op, CTL_PKI_CLIENT_CA_KEY));
+	ck_assert_str_ne(sd(patch, CTL_PKI_CERT), sd(m.op, CTL_PKI_CERT));
+	ck_assert_int_eq(tu_x509_verify(sd(m.inst, CTL_PKI_INST_CA), sd(patch, CTL_PKI_CERT),
+	                                X509_PURPOSE_SSL_CLIENT),
+	                 X509_V_OK);
+	ck_assert_int_eq(x509_check_pair(sd(patch, CTL_PKI_CERT), sd(patch, CTL_PKI_KEY), NULL), 0);
+	read = tu_secret_as_read(patch);
+	json_object_set(read, "metadata", json_object_get(m.op_read, "metadata"));
+	ck_assert(!ctl_pki_instance_due(inst, read, now, why, sizeof(why))); /* same CAs */
+	json_decref(read);
+	json_decref(patch);
+	/* a CA due: both anew, and the instance Secret follows */
+	patch = json_object();
+	ck_assert_int_eq(ctl_pki_renew_operator(patch, m.op_read, "c", now + 1300 * DAY_MS, &e), 0);
+	ck_assert_str_ne(sd(patch, CTL_PKI_SERVER_CA), sd(m.op, CTL_PKI_SERVER_CA));
+	ck_assert_str_ne(sd(patch, CTL_PKI_CLIENT_CA), sd(m.op, CTL_PKI_CLIENT_CA));
+	read = tu_secret_as_read(patch);
+	ck_assert_int_eq(ctl_pki_ca_fingerprint(m.op_read, fp, NULL), 0);
+	ck_assert_int_eq(ctl_pki_ca_fingerprint(read, fp2, NULL), 0);
+	ck_assert_str_ne(fp, fp2);
+	ck_assert(ctl_pki_instance_due(inst, read, now, why, sizeof(why)));
+	json_decref(read);
+	json_decref(patch);
+	/* nothing to keep */
+	patch = json_object();
+	ck_assert_int_eq(ctl_pki_renew_operator(patch, NULL, "c", now, &e), 0);
+	ck_assert_int_eq(tu_x509_verify(sd(patch, CTL_PKI_CLIENT_CA), sd(patch, CTL_PKI_CERT),
+	                                X509_PURPOSE_SSL_CLIENT),
+	                 X509_V_OK);
+	json_decref(patch);
+	json_decref(inst);
+	material_free(&m);
+}
+END_TEST
+
+START_TEST(fingerprint_names_the_key)
+{
+	struct material m;
+	char fp[CTL_PKI_CA_FP_LEN] = "untouched";
+	struct err e = { 0 };
+
+	material_make(&m, "c");
+	json_object_set_new(json_object_get(m.op_read, "data"), CTL_PKI_CLIENT_CA,
+	                    json_string("bm90IGEgY2VydA==")); /* "not a cert" */
+	ck_assert_int_eq(ctl_pki_ca_fingerprint(m.op_read, fp, &e), -EINVAL);
+	ck_assert_str_eq(e.msg,
+	                 "Secret ns/c-operator-tls: key client-ca.crt: certificate: not PEM");
+	ck_assert_str_eq(fp, "untouched");
+	material_free(&m);
+}
+END_TEST
+
 static Suite *pki_suite(void)
 {
 	Suite *s = suite_create("controller_pki");
@@ -389,6 +550,12 @@ static Suite *pki_suite(void)
 	tcase_add_test(t, pod_uses_tls);
 	tcase_add_test(t, wipe);
 	tcase_add_test(t, https_round_trip);
+	tcase_add_loop_test(t, renew_due_table, 0, ARRAY_LEN(due_cases));
+	tcase_add_test(t, lifetimes);
+	tcase_add_test(t, operator_due);
+	tcase_add_test(t, instance_due);
+	tcase_add_test(t, renew_operator);
+	tcase_add_test(t, fingerprint_names_the_key);
 	suite_add_tcase(s, t);
 	return s;
 }

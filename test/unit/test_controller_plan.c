@@ -12,15 +12,20 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "api/redisbackup.h"
 #include "api/rediscluster.h"
 #include "controller/desired.h"
 #include "controller/failover.h"
-#include "controller/model.h"
+#include "controller/actions.h"
+#include "controller/failover_state.h"
 #include "controller/plan.h"
+#include "controller/pki.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/jsonx.h"
+#include "testutil.h"
 #include "unit.h"
 
 #define NOW_WALL 1795974083000LL /* 2026-11-29T17:41:23Z */
@@ -181,11 +186,13 @@ static void add_pod(struct world *w, const struct pod_def *d, size_t k, const ch
 	p->phase = "Running";
 	p->role_label = role;
 	p->spec_hash =
-	        d->old_spec ? "0000000000000000"
-	                    : ctl_json_str(p->obj, "metadata.annotations[\"redis.io/spec-hash\"]");
+	        d->old_spec
+	                ? "0000000000000000"
+	                : jsonx_get_string(p->obj, "metadata.annotations[\"redis.io/spec-hash\"]");
 	p->live_hash =
-	        d->old_live ? "1111111111111111"
-	                    : ctl_json_str(p->obj, "metadata.annotations[\"redis.io/live-hash\"]");
+	        d->old_live
+	                ? "1111111111111111"
+	                : jsonx_get_string(p->obj, "metadata.annotations[\"redis.io/live-hash\"]");
 	(void)spec;
 	(void)live;
 	p->deleting = d->deleting;
@@ -320,7 +327,7 @@ static void sig_status(struct buf *b, json_t *obj)
 	json_object_foreach (obj, k, v) {
 		if (strcmp(k, "failover") == 0)
 			buf_printf(b, "%sfailover=%s", sep,
-			           json_is_null(v) ? "null" : ctl_json_str(v, "phase"));
+			           json_is_null(v) ? "null" : jsonx_get_string(v, "phase"));
 		else
 			buf_printf(b, "%s%s", sep, k);
 		sep = ",";
@@ -428,12 +435,33 @@ static const struct scenario cases[] = {
 	  .lease = L_RELEASED,
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-3 | "
+	          "patch:EndpointSlice:c-leader | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-3:role=primary | "
+	          "patch:Pod:c-3:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted | "
 	          "replicate:c-2? | event:ReplicaRepointed",
 	  .phase = "Failing over" },
+	{ .name = "pod deleted, lease released on the way out: Promoting is the first record",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .offset = 990, .deleting = true },
+	            { .serial = 2, .state = "replica", .offset = 990, .master = "10.0.0.1" },
+	            { .serial = 3, .state = "replica", .offset = 990, .master = "10.0.0.1" } },
+	  .lease = L_RELEASED,
+	  .want = "event:FailoverStarted | status:failover=Promoting | event:FailoverPromoting | "
+	          "promote:c-2 | patch:EndpointSlice:c-leader | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-2:role=primary | event:FailoverCompleted | "
+	          "replicate:c-3? | event:ReplicaRepointed",
+	  .phase = "Failing over" },
+	{ .name = "pod deleted, lease released, spec.failover.delay: Fencing first",
+	  .spec = "{\"failover\":{\"delay\":\"5s\"}}",
+	  .status = ST_C1,
+	  .pods = { { .serial = 1, .state = "primary", .offset = 990, .deleting = true },
+	            { .serial = 2, .state = "replica", .offset = 990, .master = "10.0.0.1" },
+	            { .serial = 3, .state = "replica", .offset = 990, .master = "10.0.0.1" } },
+	  .lease = L_RELEASED,
+	  .want = "status:failover=Fencing | event:FailoverStarted" },
 	{ .name = "one failed poll is never a failover",
 	  .status = ST_C1,
 	  .pods = { { .serial = 1, .state = "primary", .failures = 1 }, R2, R3 },
@@ -452,8 +480,9 @@ static const struct scenario cases[] = {
 	  .lease = L_EXPIRED,
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-2 | "
+	          "patch:EndpointSlice:c-leader | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted | "
 	          "replicate:c-3? | event:ReplicaRepointed" },
@@ -465,8 +494,9 @@ static const struct scenario cases[] = {
 	  .lease = L_RELEASED,
 	  .want = "status:failover=Fencing | event:FailoverStarted | "
 	          "status:failover=Promoting | event:FailoverPromoting | promote:c-2 | "
+	          "patch:EndpointSlice:c-leader | "
 	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted | "
 	          "replicate:c-3? | event:ReplicaRepointed" },
@@ -476,8 +506,9 @@ static const struct scenario cases[] = {
 	            { .serial = 2, .state = "replica", .offset = 10 } },
 	  .lease = L_HELD,
 	  .want = "fence:c-1 | status:failover=Promoting | event:FailoverPromoting | "
-	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "promote:c-2 | patch:EndpointSlice:c-leader | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "fenced old primary ahead of every replica: wait for the elected one to catch up",
@@ -494,8 +525,9 @@ static const struct scenario cases[] = {
 	            { .serial = 2, .state = "replica", .offset = 2000 } },
 	  .lease = L_RELEASED,
 	  .want = "status:failover=Promoting | event:FailoverPromoting | "
-	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "promote:c-2 | patch:EndpointSlice:c-leader | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "fenced old primary still ahead after the bound: promoted anyway",
@@ -504,8 +536,9 @@ static const struct scenario cases[] = {
 	            { .serial = 2, .state = "replica", .offset = 1500 } },
 	  .lease = L_RELEASED,
 	  .want = "status:failover=Promoting | event:FailoverPromoting | "
-	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "promote:c-2 | patch:EndpointSlice:c-leader | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Fencing: unreachable old primary, lease not free: wait it out",
@@ -519,8 +552,9 @@ static const struct scenario cases[] = {
 	  .pods = { { .serial = 1, .state = "booting" }, R2 },
 	  .lease = L_RELEASED,
 	  .want = "fence:c-1? | status:failover=Promoting | event:FailoverPromoting | "
-	          "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	          "promote:c-2 | patch:EndpointSlice:c-leader | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target already primary with the lease: only finish",
@@ -530,8 +564,9 @@ static const struct scenario cases[] = {
 	            { .serial = 2, .state = "primary", .role = CTL_ROLE_REPLICA } },
 	  .lease = L_HELD,
 	  .holder = "c-2",
-	  .want = "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	  .want = "patch:EndpointSlice:c-leader | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target still a replica: promote again",
@@ -539,8 +574,9 @@ static const struct scenario cases[] = {
 	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
 	  .pods = { { .serial = 1, .state = "parked", .crashed = true }, R2 },
 	  .lease = L_RELEASED,
-	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	  .want = "promote:c-2 | patch:EndpointSlice:c-leader | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: old primary back, holding the lease: cancelled",
@@ -554,8 +590,9 @@ static const struct scenario cases[] = {
 	            "\"c-1\",\"to\":\"c-2\",\"reason\":\"r\",\"startedAt\":\"" T0 "\"}}",
 	  .pods = { { .serial = 1, .state = "parked", .offset = 1000, .no_lease = true }, R2 },
 	  .lease = L_EXPIRED,
-	  .want = "promote:c-2 | status:currentPrimary,targetPrimary,failover=null,lastFailover | "
-	          "patch:EndpointSlice:c-leader | patch:Pod:c-2:role=primary | "
+	  .want = "promote:c-2 | patch:EndpointSlice:c-leader | "
+	          "status:currentPrimary,targetPrimary,failover=null,lastFailover | "
+	          "patch:Pod:c-2:role=primary | "
 	          "patch:Pod:c-1:role=replica | "
 	          "event:FailoverCompleted" },
 	{ .name = "resume Promoting: target gone: elect again",
@@ -867,11 +904,11 @@ static const struct scenario cases[] = {
 	  .lease = L_HELD,
 	  .want = "",
 	  .phase = NULL },
-	{ .name = "sentinel mode is refused",
-	  .spec = "{\"mode\":\"sentinel\"}",
+	{ .name = "cluster mode is refused (sentinel mode: test_controller_sentinel)",
+	  .spec = "{\"mode\":\"cluster\"}",
 	  .status = ST_C1,
 	  .lease = L_HELD,
-	  .want = "",
+	  .want = "event:UnsupportedFields", /* controller/unsupported.h */
 	  .phase = "Unsupported" },
 };
 
@@ -894,10 +931,12 @@ static const char *const hook_want[] = {
 	"delete:NetworkPolicy:c | patch:Service:c-leader | delete:PodDisruptionBudget:c-primary",
 };
 
-/* The next phase is one the table allows (failover.h): from none, the entries. */
+/* The next phase is one the table allows (failover.h): from none, the entries (Promoting:
+ * a primary that released its Lease on its way out, failover.c:released_on_way_out). */
 static bool phase_allowed(const char *from, const char *to)
 {
-	static const char *const entries[] = { CTL_FO_FENCING, CTL_FO_SWITCHOVER, CTL_FO_RESTART };
+	static const char *const entries[] = { CTL_FO_FENCING, CTL_FO_PROMOTING, CTL_FO_SWITCHOVER,
+		                               CTL_FO_RESTART };
 	const struct failover_phase *t;
 	size_t n;
 
@@ -971,9 +1010,9 @@ START_TEST(status_converges)
 	ctl_plan_init(&p);
 	ctl_plan_build(&w.v, &p);
 	ck_assert_ptr_nonnull(p.status);
-	ck_assert_str_eq(ctl_json_str(p.status, "phase"), "Healthy");
+	ck_assert_str_eq(jsonx_get_string(p.status, "phase"), "Healthy");
 	ck_assert_int_eq(json_integer_value(json_object_get(p.status, "readyInstances")), 3);
-	ck_assert_str_eq(ctl_json_str(p.status, "conditions[0].status"), "True");
+	ck_assert_str_eq(jsonx_get_string(p.status, "conditions[0].status"), "True");
 	ck_assert_ptr_nonnull(json_object_get(p.status, "timeToReadySeconds"));
 	json_object_update(json_object_get(w.obj, "status"), p.status);
 	ctl_plan_release(&p);
@@ -1010,7 +1049,7 @@ START_TEST(status_ready_needs_fresh_polls)
 	ctl_plan_init(&p);
 	ctl_plan_build(&w.v, &p);
 	ck_assert_int_eq(json_integer_value(json_object_get(p.status, "readyInstances")), 2);
-	ck_assert_str_eq(ctl_json_str(p.status, "conditions[0].status"), "False");
+	ck_assert_str_eq(jsonx_get_string(p.status, "conditions[0].status"), "False");
 	ctl_plan_release(&p);
 	w.pods[2].inst.last_ok_mono = NOW_MONO - 100;
 	w.pods[2].inst.ready = false; /* fresh, but its server is restarting */
@@ -1106,6 +1145,96 @@ START_TEST(leader_endpoints)
 }
 END_TEST
 
+/* --- TLS renewal (controller/pki.h) ----------------------------------------------------- */
+
+/* New TLS Secrets of w (as cached), made for real. */
+static void real_tls(struct world *w)
+{
+	json_t *fresh = desired_operator_tls_secret(&w->rc), *op,
+	       *inst = desired_instance_tls_secret(&w->rc);
+	struct err e = { 0 };
+
+	ck_assert_msg(ctl_pki_fill_operator(fresh, "c", &e) == 0, "%s", e.msg);
+	op = tu_secret_as_read(fresh);
+	json_decref(fresh);
+	ck_assert_msg(ctl_pki_fill_instance(inst, op, "c", &e) == 0, "%s", e.msg);
+	json_decref(w->v.child[CTL_CHILD_OPERATOR_TLS]);
+	json_decref(w->v.child[CTL_CHILD_INSTANCE_TLS]);
+	w->v.child[CTL_CHILD_OPERATOR_TLS] = op;
+	w->v.child[CTL_CHILD_INSTANCE_TLS] = tu_secret_as_read(inst);
+	json_decref(inst);
+}
+
+/* "<name>:<fill>" of each PATCH of a Secret with TLS material in the plan at now, and
+ * the CertificatesRenewed events. */
+static void renewals(struct world *w, int64_t now, char *out, size_t len)
+{
+	struct ctl_plan p;
+	size_t used = 0;
+
+	out[0] = '\0';
+	w->v.now_wall_ms = now;
+	ctl_plan_init(&p);
+	ctl_plan_build(&w->v, &p);
+	for (size_t i = 0; i < p.n; i++) {
+		const struct ctl_action *a = &p.acts[i];
+		int n = 0;
+
+		if (a->kind == CTL_ACT_PATCH && a->fill_tls)
+			n = snprintf(out + used, len - used, "%s%s:%s", used ? " " : "", a->name,
+			             a->fill_tls == CTL_FILL_TLS_OPERATOR ? "operator"
+			                                                  : "instance");
+		else if (a->kind == CTL_ACT_EVENT && strcmp(a->reason, "CertificatesRenewed") == 0)
+			n = snprintf(out + used, len - used, "%sevent", used ? " " : "");
+		if (n > 0 && (size_t)n < len - used)
+			used += (size_t)n;
+	}
+	ctl_plan_release(&p);
+}
+
+START_TEST(tls_renewal)
+{
+	struct world w;
+	int64_t now = (int64_t)time(NULL) * 1000, day = 86400LL * 1000;
+	char got[256];
+	json_t *keep;
+
+	world_init(&w, &cases[1]); /* at rest */
+	real_tls(&w);
+	renewals(&w, now, got, sizeof(got));
+	ck_assert_str_eq(got, "");
+	/* 61 days on: both Secrets' leaves due; the operator's CAs kept, so the instance
+	 * Secret is re-issued in the same round */
+	renewals(&w, now + 61 * day, got, sizeof(got));
+	ck_assert_str_eq(got, "c-operator-tls:operator event c-instance-tls:instance event");
+	/* a CA due: the operator Secret now, the instance Secret from the new CAs next round */
+	renewals(&w, now + 1300 * day, got, sizeof(got));
+	ck_assert_str_eq(got, "c-operator-tls:operator event");
+	/* the operator Secret made anew (deleted and created again): the instance Secret
+	 * names other CAs and is re-issued alone */
+	keep = json_incref(w.v.child[CTL_CHILD_INSTANCE_TLS]);
+	real_tls(&w);
+	json_decref(w.v.child[CTL_CHILD_INSTANCE_TLS]);
+	w.v.child[CTL_CHILD_INSTANCE_TLS] = keep;
+	renewals(&w, now, got, sizeof(got));
+	ck_assert_str_eq(got, "c-instance-tls:instance event");
+	/* an instance Secret from before the annotation: re-issued once */
+	real_tls(&w);
+	json_object_del(jsonx_get(w.v.child[CTL_CHILD_INSTANCE_TLS], "metadata.annotations"),
+	                CTL_PKI_CA_ANN);
+	renewals(&w, now, got, sizeof(got));
+	ck_assert_str_eq(got, "c-instance-tls:instance event");
+	/* nothing that parses (as the golden worlds): nothing to judge */
+	json_decref(w.v.child[CTL_CHILD_OPERATOR_TLS]);
+	json_decref(w.v.child[CTL_CHILD_INSTANCE_TLS]);
+	w.v.child[CTL_CHILD_OPERATOR_TLS] = desired_operator_tls_secret(&w.rc);
+	w.v.child[CTL_CHILD_INSTANCE_TLS] = desired_instance_tls_secret(&w.rc);
+	renewals(&w, now + 1300 * day, got, sizeof(got));
+	ck_assert_str_eq(got, "");
+	world_release(&w);
+}
+END_TEST
+
 /* A pod whose last answer predates the last role change is not used for role decisions
  * and is looked at again soon: the poll after the change queues nothing when that answer
  * did not change. Both a replica to repoint and the primary to follow (found in the
@@ -1169,9 +1298,9 @@ START_TEST(status_failed_after)
 	ctl_plan_init(&p);
 	ctl_plan_build(&w.v, &p);
 	ck_assert_ptr_nonnull(p.status);
-	ck_assert_str_eq(ctl_json_str(p.status, "conditions[4].type"), "Failed");
-	ck_assert_str_eq(ctl_json_str(p.status, "conditions[4].status"), "True");
-	ck_assert_str_eq(ctl_json_str(p.status, "conditions[0].lastTransitionTime"), OLD);
+	ck_assert_str_eq(jsonx_get_string(p.status, "conditions[4].type"), "Failed");
+	ck_assert_str_eq(jsonx_get_string(p.status, "conditions[4].status"), "True");
+	ck_assert_str_eq(jsonx_get_string(p.status, "conditions[0].lastTransitionTime"), OLD);
 	ctl_plan_release(&p);
 	world_release(&w);
 }
@@ -1354,6 +1483,333 @@ START_TEST(dangling_pvcs_cleared)
 }
 END_TEST
 
+/* --- spec.bootstrap (controller/bootstrap.h) ----------------------------------------- */
+
+#define BOOT_SPEC "{\"instances\":2,\"bootstrap\":{\"backupName\":\"nightly\"}}"
+#define ST_BOOTED                                                                                  \
+	"{\"currentPrimary\":\"c-1\",\"conditions\":[{\"type\":\"BootstrapReady\",\"status\":"     \
+	"\"True\",\"reason\":\"Restored\",\"message\":\"restored from RedisBackup nightly into "   \
+	"c-1\",\"lastTransitionTime\":\"" OLD "\"}]}"
+#define BOOTING_C1                                                                                 \
+	{                                                                                          \
+		.serial = 1, .state = "booting", .not_ready = true                                 \
+	}
+
+static const struct {
+	const char *name;
+	struct scenario world;
+	enum ctl_boot_lookup lookup;
+	const char *phase;      /* the backup's status.phase; NULL: none */
+	bool no_manifest;       /* Completed without status.manifestKey */
+	bool secret_missing;    /* its credentials Secret does not exist */
+	const char *restore[2]; /* the first primary's status.restore phase and error */
+	const char *want_sig;
+	const char *want_cond; /* BootstrapReady: "True" "False", NULL: absent */
+	const char *want_reason;
+	bool want_restore; /* the created primary carries the restore source */
+	bool want_wait;    /* blocked: requeued by the back-off */
+} boot_cases[] = {
+	{ "backup missing: no pod, no primary chosen",
+	  { .spec = BOOT_SPEC, .lease = L_NEVER },
+	  CTL_BOOT_NOT_FOUND,
+	  NULL,
+	  false,
+	  false,
+	  { NULL, NULL },
+	  "",
+	  "False",
+	  "BackupNotFound",
+	  false,
+	  true },
+	{ "backup Pending: no pod",
+	  { .spec = BOOT_SPEC, .lease = L_NEVER },
+	  CTL_BOOT_FOUND,
+	  "Pending",
+	  false,
+	  false,
+	  { NULL, NULL },
+	  "",
+	  "False",
+	  "BackupNotCompleted",
+	  false,
+	  true },
+	{ "backup Failed: no pod",
+	  { .spec = BOOT_SPEC, .lease = L_NEVER },
+	  CTL_BOOT_FOUND,
+	  "Failed",
+	  false,
+	  false,
+	  { NULL, NULL },
+	  "",
+	  "False",
+	  "BackupNotCompleted",
+	  false,
+	  true },
+	{ "backup Completed without a manifest key: no pod",
+	  { .spec = BOOT_SPEC, .lease = L_NEVER },
+	  CTL_BOOT_FOUND,
+	  "Completed",
+	  true,
+	  false,
+	  { NULL, NULL },
+	  "",
+	  "False",
+	  "BackupInvalid",
+	  false,
+	  true },
+	{ "credentials Secret missing: no pod",
+	  { .spec = BOOT_SPEC, .lease = L_NEVER },
+	  CTL_BOOT_FOUND,
+	  "Completed",
+	  false,
+	  true,
+	  { NULL, NULL },
+	  "",
+	  "False",
+	  "CredentialsMissing",
+	  false,
+	  true },
+	{ "backup Completed: the first primary carries the restore source",
+	  { .spec = BOOT_SPEC, .lease = L_NEVER },
+	  CTL_BOOT_FOUND,
+	  "Completed",
+	  false,
+	  false,
+	  { NULL, NULL },
+	  "status:currentPrimary,targetPrimary | event:PrimarySelected | "
+	  "create:PersistentVolumeClaim:c-1 | create:Pod:c-1",
+	  "False",
+	  "Restoring",
+	  true,
+	  false },
+	{ "restoring: no replica yet",
+	  { .spec = BOOT_SPEC, .status = ST_C1, .pods = { BOOTING_C1 }, .lease = L_NEVER },
+	  CTL_BOOT_FOUND,
+	  "Completed",
+	  false,
+	  false,
+	  { "restoring", NULL },
+	  "",
+	  "False",
+	  "Restoring",
+	  false,
+	  false },
+	{ "restore failed: the manager's reason, no replica, no new primary",
+	  { .spec = BOOT_SPEC, .status = ST_C1, .pods = { BOOTING_C1 }, .lease = L_NEVER },
+	  CTL_BOOT_FOUND,
+	  "Completed",
+	  false,
+	  false,
+	  { "failed", "dump.rdb: sha256 mismatch" },
+	  "",
+	  "False",
+	  "RestoreFailed",
+	  false,
+	  false },
+	{ "backup deleted while its restore runs: the pod goes on",
+	  { .spec = BOOT_SPEC, .status = ST_C1, .pods = { BOOTING_C1 }, .lease = L_NEVER },
+	  CTL_BOOT_NOT_FOUND,
+	  NULL,
+	  false,
+	  false,
+	  { "restoring", NULL },
+	  "",
+	  "False",
+	  "Restoring",
+	  false,
+	  false },
+	{ "restored, primary serving: replicas as usual, done",
+	  { .spec = BOOT_SPEC, .status = ST_C1, .pods = { P1 }, .lease = L_HELD },
+	  CTL_BOOT_FOUND,
+	  "Completed",
+	  false,
+	  false,
+	  { "completed", NULL },
+	  "create:PersistentVolumeClaim:c-2 | create:Pod:c-2",
+	  "True",
+	  "Restored",
+	  false,
+	  false },
+	{ "bootstrapped, primary pod gone: recreated without any restore source",
+	  { .spec = BOOT_SPEC, .status = ST_BOOTED, .lease = L_RELEASED },
+	  CTL_BOOT_UNREAD,
+	  NULL,
+	  false,
+	  false,
+	  { NULL, NULL },
+	  "create:PersistentVolumeClaim:c-1 | create:Pod:c-1",
+	  "True",
+	  "Restored",
+	  false,
+	  false },
+	{ "a cluster that ran before bootstrap was handled: never restored",
+	  { .spec = BOOT_SPEC, .status = ST_C1, .pods = { P1, R2 }, .lease = L_HELD },
+	  CTL_BOOT_NOT_FOUND,
+	  NULL,
+	  false,
+	  false,
+	  { NULL, NULL },
+	  "",
+	  "True",
+	  "NotRestored",
+	  false,
+	  false },
+	{ "no bootstrap: no condition",
+	  { .spec = "{\"instances\":2}", .status = ST_C1, .pods = { P1, R2 }, .lease = L_HELD },
+	  CTL_BOOT_UNREAD,
+	  NULL,
+	  false,
+	  false,
+	  { NULL, NULL },
+	  "",
+	  NULL,
+	  NULL,
+	  false,
+	  false },
+};
+
+static json_t *boot_condition(json_t *status)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach (json_object_get(status, "conditions"), i, c) {
+		if (strcmp(jsonx_get_string(c, "type"), CTL_COND_BOOTSTRAP) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* The env var REDIS_OPERATOR_RESTORE_SOURCE of the first Pod the plan creates. */
+static const char *created_restore_source(const struct ctl_plan *p)
+{
+	json_t *e;
+	size_t i;
+
+	for (size_t k = 0; k < p->n; k++) {
+		if (p->acts[k].kind != CTL_ACT_CREATE || strcmp(p->acts[k].res->kind, "Pod") != 0)
+			continue;
+		json_array_foreach (jsonx_get(p->acts[k].obj, "spec.containers[0].env"), i, e) {
+			if (strcmp(jsonx_get_string(e, "name"), "REDIS_OPERATOR_RESTORE_SOURCE") ==
+			    0)
+				return jsonx_get_string(e, "value");
+		}
+	}
+	return NULL;
+}
+
+static void boot_backup(struct api_redis_backup *b, const char *phase, bool no_manifest)
+{
+	struct err e = { 0 };
+	json_t *obj =
+	        parse("{\"apiVersion\":\"redis.io/v1\",\"kind\":\"RedisBackup\","
+	              "\"metadata\":{\"name\":\"nightly\",\"namespace\":\"ns\",\"uid\":\"b\"},"
+	              "\"spec\":{\"clusterName\":\"old\",\"destination\":{\"s3\":{"
+	              "\"bucket\":\"bk\",\"path\":\"p\",\"region\":\"us-east-1\"}}}}");
+	json_t *st = json_object();
+
+	if (phase)
+		json_object_set_new(st, "phase", json_string(phase));
+	if (!no_manifest)
+		json_object_set_new(st, "manifestKey",
+		                    json_string("p/old/ns/nightly/manifest.json"));
+	json_object_set_new(obj, "status", st);
+	ck_assert_msg(api_redis_backup_decode(obj, b, &e) == 0, "%s", e.msg);
+	json_decref(obj);
+}
+
+START_TEST(bootstrap_cases)
+{
+	const __typeof__(boot_cases[0]) *c = &boot_cases[_i];
+	struct api_redis_backup b = { 0 };
+	struct world w;
+	struct ctl_plan p;
+	json_t *cond;
+	char *got;
+
+	world_init(&w, &c->world);
+	w.v.boot.lookup = c->lookup;
+	if (c->lookup == CTL_BOOT_FOUND) {
+		boot_backup(&b, c->phase, c->no_manifest);
+		w.v.boot.backup = &b;
+		w.v.boot.secret = "bk-creds";
+		w.v.boot.secret_missing = c->secret_missing;
+	}
+	if (c->restore[0]) {
+		snprintf(w.pods[0].inst.restore_phase, sizeof(w.pods[0].inst.restore_phase), "%s",
+		         c->restore[0]);
+		snprintf(w.pods[0].inst.restore_error, sizeof(w.pods[0].inst.restore_error), "%s",
+		         c->restore[1] ? c->restore[1] : "");
+	}
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	got = signature(&p);
+	ck_assert_msg(strcmp(got, c->want_sig) == 0, "%s:\n  want %s\n  got  %s", c->name,
+	              c->want_sig, got);
+	cond = boot_condition(p.status ? p.status : jsonx_get(w.obj, "status"));
+	if (!c->want_cond) {
+		ck_assert_msg(!cond, "%s: a %s condition", c->name, CTL_COND_BOOTSTRAP);
+	} else {
+		ck_assert_msg(cond, "%s: no condition", c->name);
+		ck_assert_str_eq(jsonx_get_string(cond, "status"), c->want_cond);
+		ck_assert_msg(strcmp(jsonx_get_string(cond, "reason"), c->want_reason) == 0,
+		              "%s: reason %s: %s", c->name, jsonx_get_string(cond, "reason"),
+		              jsonx_get_string(cond, "message"));
+		ck_assert_ptr_nonnull(strstr(jsonx_get_string(cond, "message"), "nightly"));
+		if (c->restore[1])
+			ck_assert_ptr_nonnull(
+			        strstr(jsonx_get_string(cond, "message"), c->restore[1]));
+	}
+	ck_assert_msg(!created_restore_source(&p) == !c->want_restore, "%s: restore source %s",
+	              c->name, created_restore_source(&p) ? "set" : "absent");
+	if (c->want_wait) {
+		ck_assert_str_eq(p.phase, "Waiting for the bootstrap backup");
+		ck_assert_int_ge(p.requeue_ms, CTL_BOOT_REQUEUE_MIN_MS);
+		ck_assert_int_le(p.requeue_ms, CTL_BOOT_REQUEUE_MAX_MS);
+	}
+	free(got);
+	ctl_plan_release(&p);
+	api_redis_backup_release(&b);
+	world_release(&w);
+}
+END_TEST
+
+/* The back-off while the backup is unusable grows with the time waited, within bounds. */
+START_TEST(bootstrap_backoff)
+{
+	static const struct {
+		const char *since;
+		int64_t want;
+	} steps[] = { { NULL, CTL_BOOT_REQUEUE_MIN_MS },
+		      { T0, CTL_BOOT_REQUEUE_MIN_MS + 500 },
+		      { OLD, CTL_BOOT_REQUEUE_MAX_MS } };
+	char st[512];
+
+	for (size_t i = 0; i < ARRAY_LEN(steps); i++) {
+		struct scenario s = { .spec = BOOT_SPEC, .lease = L_NEVER, .status = "{}" };
+		struct world w;
+		struct ctl_plan p;
+
+		if (steps[i].since) {
+			snprintf(st, sizeof(st),
+			         "{\"conditions\":[{\"type\":\"BootstrapReady\",\"status\":"
+			         "\"False\","
+			         "\"reason\":\"BackupNotFound\",\"message\":\"m\","
+			         "\"lastTransitionTime\":\"%s\"}]}",
+			         steps[i].since);
+			s.status = st;
+		}
+		world_init(&w, &s);
+		w.v.boot.lookup = CTL_BOOT_NOT_FOUND;
+		ctl_plan_init(&p);
+		ctl_plan_build(&w.v, &p);
+		ck_assert_int_eq(p.requeue_ms, steps[i].want);
+		ctl_plan_release(&p);
+		world_release(&w);
+	}
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("controller_plan");
@@ -1364,11 +1820,14 @@ static Suite *suite(void)
 	tcase_add_test(t, status_ready_needs_fresh_polls);
 	tcase_add_test(t, status_failed_after);
 	tcase_add_test(t, leader_endpoints);
+	tcase_add_test(t, tls_renewal);
 	tcase_add_test(t, follow_waits_for_a_current_answer);
 	tcase_add_loop_test(t, cluster_update_matters, 0, ARRAY_LEN(update_cases));
 	tcase_add_test(t, elect_rules);
 	tcase_add_loop_test(t, dangling_pvcs, 0, ARRAY_LEN(dangling_cases));
 	tcase_add_test(t, dangling_pvcs_cleared);
+	tcase_add_loop_test(t, bootstrap_cases, 0, ARRAY_LEN(boot_cases));
+	tcase_add_test(t, bootstrap_backoff);
 	suite_add_tcase(s, t);
 	return s;
 }

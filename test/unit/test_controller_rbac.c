@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "api/rediscluster.h"
+#include "api/resources.h"
 #include "controller/desired.h"
 #include "controller/rbac.h"
 #include "lib/buf.h"
@@ -134,7 +135,8 @@ static json_t *yaml_rules(const char *path, const char *kind)
 	size_t i;
 
 	json_array_foreach (docs, i, doc) {
-		if (strcmp(ctl_json_str(doc, "kind") ? ctl_json_str(doc, "kind") : "", kind) == 0)
+		if (strcmp(jsonx_get_string(doc, "kind") ? jsonx_get_string(doc, "kind") : "",
+		           kind) == 0)
 			rules = json_incref(json_object_get(doc, "rules"));
 	}
 	json_decref(docs);
@@ -203,7 +205,7 @@ START_TEST(pods_role_is_the_table)
 		if (!want_name)
 			ck_assert_ptr_null(rn);
 		else
-			ck_assert_str_eq(ctl_json_str(rule, "resourceNames[0]"), want_name);
+			ck_assert_str_eq(jsonx_get_string(rule, "resourceNames[0]"), want_name);
 		ck_assert_int_le(json_array_size(rn), 1);
 		ck_assert_str_ne(
 		        json_string_value(json_array_get(json_object_get(rule, "resources"), 0)),
@@ -229,11 +231,11 @@ START_TEST(operator_holds_the_pods_grants)
 			              "the pods' Role grants %s %s, the ClusterRole does not",
 			              k8s_verb_name((enum k8s_verb)v), g->res->plural);
 	}
-	ck_assert(ctl_rbac_allows(&ctl_rbac_operator, &k8s_res_redisclusters, "status",
+	ck_assert(ctl_rbac_allows(&ctl_rbac_operator, &api_res_redisclusters, "status",
 	                          K8S_VERB_PATCH));
-	ck_assert(!ctl_rbac_allows(&ctl_rbac_operator, &k8s_res_redisclusters, "status",
+	ck_assert(!ctl_rbac_allows(&ctl_rbac_operator, &api_res_redisclusters, "status",
 	                           K8S_VERB_UPDATE));
-	ck_assert(!ctl_rbac_allows(&ctl_rbac_operator, &k8s_res_redisclusters, NULL,
+	ck_assert(!ctl_rbac_allows(&ctl_rbac_operator, &api_res_redisclusters, NULL,
 	                           K8S_VERB_UPDATE));
 	ck_assert(!ctl_rbac_allows(&ctl_rbac_pods, &k8s_res_secrets, NULL, K8S_VERB_GET));
 }
@@ -261,9 +263,9 @@ static const struct {
 	{ "k8s_res_networkpolicies", &k8s_res_networkpolicies },
 	{ "k8s_res_endpointslices", &k8s_res_endpointslices },
 	{ "k8s_res_crds", &k8s_res_crds },
-	{ "k8s_res_redisclusters", &k8s_res_redisclusters },
-	{ "k8s_res_redisbackups", &k8s_res_redisbackups },
-	{ "k8s_res_redisscheduledbackups", &k8s_res_redisscheduledbackups },
+	{ "api_res_redisclusters", &api_res_redisclusters },
+	{ "api_res_redisbackups", &api_res_redisbackups },
+	{ "api_res_redisscheduledbackups", &api_res_redisscheduledbackups },
 };
 
 /* Call sites: a function whose arguments name a resource, and what it asks for. */
@@ -364,13 +366,19 @@ static const struct k8s_resource *resource_of(const char *ident, const char *whe
 	return NULL;
 }
 
-/* "&k8s_res_x" at the start of arg: its resource, else NULL (a variable resource). */
+/* Whether arg starts with a descriptor's address: "&k8s_res_x" (lib/k8s) or "&api_res_x". */
+static bool is_resource_literal(const char *arg)
+{
+	return strncmp(arg, "&k8s_res_", 9) == 0 || strncmp(arg, "&api_res_", 9) == 0;
+}
+
+/* "&k8s_res_x" or "&api_res_x" at the start of arg: its resource, else NULL (a variable). */
 static const struct k8s_resource *literal_resource(const char *arg, const char *where)
 {
 	char ident[64];
 	size_t n = 0;
 
-	if (strncmp(arg, "&k8s_res_", 9) != 0)
+	if (!is_resource_literal(arg))
 		return NULL;
 	for (const char *p = arg + 1; is_ident(*p) && n + 1 < sizeof(ident); p++)
 		ident[n++] = *p;
@@ -463,8 +471,9 @@ static void scan_informers(json_t *used)
 	char *text = source(path), where[256];
 	size_t found = 0;
 
-	for (const char *p = strstr(text, "] = { &k8s_res_"); p;
-	     p = strstr(p + 1, "] = { &k8s_res_")) {
+	for (const char *p = strstr(text, "] = { &"); p; p = strstr(p + 1, "] = { &")) {
+		if (!is_resource_literal(p + 6))
+			continue;
 		snprintf(where, sizeof(where), "%s:%d (cached)", path, line_of(text, p));
 		add_verbs(used, literal_resource(p + 6, where), NULL, V(LIST) | V(WATCH), where);
 		found++;
@@ -482,7 +491,7 @@ static json_t *operator_uses(void)
 	scan_file(used, "lib/k8s/events.c");
 	scan_informers(used);
 	if (owner_refs)
-		add_verbs(used, &k8s_res_redisclusters, "finalizers", V(UPDATE),
+		add_verbs(used, &api_res_redisclusters, "finalizers", V(UPDATE),
 		          "blockOwnerDeletion (controller/)");
 	for (size_t i = 0; i < ctl_rbac_pods.n; i++)
 		add_verbs(used, ctl_rbac_pods.grants[i].res, ctl_rbac_pods.grants[i].sub,
@@ -533,7 +542,7 @@ START_TEST(scanner)
 {
 	const char *src = "/* k8s_get(c, &k8s_res_nodes, ns, n, &o, e); */\n"
 	                  "// k8s_delete(c, &k8s_res_pods, ns, n, NULL, e);\n"
-	                  "rc = k8s_patch(c->kube, &k8s_res_redisclusters, ns, name, \"status\",\n"
+	                  "rc = k8s_patch(c->kube, &api_res_redisclusters, ns, name, \"status\",\n"
 	                  "               K8S_PATCH_MERGE, body, NULL, NULL, e);\n"
 	                  "k8s_create(c->kube, a->res, v->ns, obj, NULL, NULL, e);\n"
 	                  "ensure(p, &k8s_res_services, f(a, b), want, own);\n"

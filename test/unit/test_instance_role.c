@@ -2,7 +2,8 @@
  * Unit tests for instance/role: the boot decision table. Each row is a set of facts
  * and the action the manager must take; the rows cover every rule, their order
  * (an unreachable API beats everything, a fence beats the lease…) and the
- * split-brain guards (an empty primary never starts while others exist).
+ * split-brain guards (an empty primary never starts while others exist), and the
+ * sentinel mode's rules.
  */
 #include "instance/role.h"
 #include "unit.h"
@@ -100,10 +101,65 @@ START_TEST(decide_table)
 }
 END_TEST
 
+/* spec.mode sentinel with sentinel pods (rules S1-S4): the sentinels' majority, not
+ * currentPrimary, decides; without sentinel pods the rows above apply. */
+static const struct {
+	const char *name;
+	const char *primary;
+	bool fenced;
+	size_t sentinels;
+	enum inst_sentinel_verdict v;
+	enum inst_lease_state lease;
+	enum inst_boot_action want;
+} sen_cases[] = {
+	{ "named another: replica of it", "me", false, 3, INST_SENTINEL_OTHER, NT,
+	  INST_BOOT_REPLICA },
+	{ "named another, fence marker: replica (read-only)", "me", true, 3, INST_SENTINEL_OTHER,
+	  NT, INST_BOOT_REPLICA },
+	{ "named me, fence marker: hold, not started", "me", true, 3, INST_SENTINEL_SELF, NT,
+	  INST_BOOT_HOLD },
+	{ "no majority, fence marker: hold", "p-1", true, 3, INST_SENTINEL_NONE, NT,
+	  INST_BOOT_HOLD },
+	{ "named me: lease first", "p-1", false, 3, INST_SENTINEL_SELF, NT, INST_BOOT_NEED_LEASE },
+	{ "named me, lease acquired: primary", "p-1", false, 3, INST_SENTINEL_SELF, ACQ,
+	  INST_BOOT_PRIMARY },
+	{ "named me, lease held by another: wait", "me", false, 3, INST_SENTINEL_SELF, OTH,
+	  INST_BOOT_WAIT },
+	{ "no majority: wait, not parked", "me", false, 3, INST_SENTINEL_NONE, NT, INST_BOOT_WAIT },
+	{ "no sentinel pod: currentPrimary as in other modes", "me", false, 0, INST_SENTINEL_NONE,
+	  NT, INST_BOOT_NEED_LEASE },
+	{ "currentPrimary unset still waits", NULL, false, 3, INST_SENTINEL_OTHER, NT,
+	  INST_BOOT_WAIT },
+};
+
+START_TEST(sentinel_table)
+{
+	struct inst_boot_facts f = { 0 };
+	struct inst_boot_decision d = { 0 };
+
+	f.self = "me";
+	f.api = OK;
+	f.current_primary = sen_cases[_i].primary;
+	f.fenced = sen_cases[_i].fenced;
+	f.has_data = true;
+	f.other_pods = true;
+	f.instances = 3;
+	f.primary_addr_known = true;
+	f.lease = sen_cases[_i].lease;
+	f.sentinels = sen_cases[_i].sentinels;
+	f.sentinel_verdict = sen_cases[_i].v;
+	inst_role_decide(&f, &d);
+	ck_assert_msg(d.action == sen_cases[_i].want, "%s: got %s (%s), want %s",
+	              sen_cases[_i].name, inst_boot_action_name(d.action), d.reason,
+	              inst_boot_action_name(sen_cases[_i].want));
+}
+END_TEST
+
 START_TEST(action_names)
 {
 	ck_assert_str_eq(inst_boot_action_name(INST_BOOT_PRIMARY), "primary");
 	ck_assert_str_eq(inst_boot_action_name(INST_BOOT_PARK), "park");
+	ck_assert_str_eq(inst_boot_action_name(INST_BOOT_HOLD), "hold");
 	ck_assert_str_eq(inst_boot_action_name((enum inst_boot_action)99), "unknown");
 }
 END_TEST
@@ -114,6 +170,7 @@ static Suite *suite(void)
 	TCase *t = tcase_create("role");
 
 	tcase_add_loop_test(t, decide_table, 0, ARRAY_LEN(cases));
+	tcase_add_loop_test(t, sentinel_table, 0, ARRAY_LEN(sen_cases));
 	tcase_add_test(t, action_names);
 	suite_add_tcase(s, t);
 	return s;

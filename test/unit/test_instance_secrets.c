@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "testutil.h"
 #include "unit.h"
 

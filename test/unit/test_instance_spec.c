@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "instance/inst.h"
+#include "instance/internal.h"
 #include "instance/spec.h"
 #include "lib/jsonx.h"
 #include "unit.h"
@@ -88,6 +88,38 @@ START_TEST(full)
 	inst_desired_release(&copy.desired);
 	inst_spec_release(&s);
 	json_decref(j);
+}
+END_TEST
+
+/* The self-fence deadline: spec.primaryIsolation.apiServerTimeout, when shorter than
+ * spec.failover.renewDeadline, is the one the Lease watchdog gets. */
+START_TEST(isolation_deadline)
+{
+	static const struct {
+		const char *isolation;
+		int64_t ms;
+	} cases[] = { { "", 3000 },
+		      { ",\"primaryIsolation\":{\"apiServerTimeout\":\"2s\"}", 2000 },
+		      { ",\"primaryIsolation\":{\"enabled\":false,\"apiServerTimeout\":\"2s\"}",
+		        3000 } };
+	char text[512];
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+		struct inst_spec s;
+		json_t *j;
+
+		snprintf(text, sizeof(text),
+		         "{\"spec\":{\"failover\":{\"leaseDuration\":\"5s\",\"renewDeadline\":"
+		         "\"3s\",\"renewPeriod\":\"500ms\"}%s}}",
+		         cases[i].isolation);
+		j = load(text);
+		ck_assert_int_eq(inst_spec_decode(j, &s, NULL), 0);
+		ck_assert_msg(s.renew_deadline_ms == cases[i].ms, "%s: %lld", text,
+		              (long long)s.renew_deadline_ms);
+		ck_assert_int_eq(s.lease_duration_ms, 5000);
+		inst_spec_release(&s);
+		json_decref(j);
+	}
 }
 END_TEST
 
@@ -174,6 +206,7 @@ static Suite *suite(void)
 
 	tcase_add_test(t, defaults);
 	tcase_add_test(t, full);
+	tcase_add_test(t, isolation_deadline);
 	tcase_add_loop_test(t, bad_table, 0, ARRAY_LEN(bad));
 	tcase_add_loop_test(t, version_table, 0, ARRAY_LEN(versions));
 	suite_add_tcase(s, t);

@@ -1,5 +1,5 @@
 /* Unit tests for lib/jsonx: path grammar, typed getters and their messages, the setter,
- * the canonical dump and the bounded parser. */
+ * the canonical dump, the bounded parser, containment. */
 #include <errno.h>
 #include <string.h>
 
@@ -427,6 +427,85 @@ START_TEST(loadb_empty_null_data)
 }
 END_TEST
 
+/* jsonx_contains: have, want (NULL: a C NULL), whether want is in have. */
+static const struct {
+	const char *have, *want;
+	bool contains;
+} contains_cases[] = {
+	{ "{\"a\":1,\"b\":2}", "{\"a\":1}", true },
+	{ "{\"a\":1}", "{\"a\":2}", false },
+	{ "{\"a\":1}", "{\"b\":1}", false },
+	{ "{\"a\":{\"x\":1,\"y\":2}}", "{\"a\":{\"x\":1}}", true },
+	{ "{\"a\":[{\"p\":1,\"q\":2}]}", "{\"a\":[{\"p\":1}]}", true },
+	{ "{\"a\":[{\"p\":1},{\"p\":2}]}", "{\"a\":[{\"p\":1}]}", false },
+	{ "{\"a\":[1]}", "{\"a\":[2]}", false },
+	{ "{\"a\":1.0}", "{\"a\":1}", true },
+	{ "{\"a\":1.5}", "{\"a\":1}", false },
+	{ "{\"a\":\"1\"}", "{\"a\":1}", false },
+	{ "{\"a\":null}", "{\"a\":null}", true },
+	{ "{}", "{\"a\":null}", true },
+	{ "{}", "{\"a\":{}}", false },
+	{ "[1,2]", "{\"a\":1}", false },
+	{ "{\"a\":1}", "[1]", false },
+	{ "{\"a\":1}", NULL, true },
+	{ NULL, "{}", false },
+	{ "\"x\"", "\"x\"", true },
+};
+
+START_TEST(contains)
+{
+	const char *have = contains_cases[_i].have, *want = contains_cases[_i].want;
+	json_t *h = have ? parse(have) : NULL, *w = want ? parse(want) : NULL;
+
+	ck_assert_msg(jsonx_contains(h, w) == contains_cases[_i].contains, "%s in %s: want %d",
+	              want ? want : "NULL", have ? have : "NULL", contains_cases[_i].contains);
+	json_decref(h);
+	json_decref(w);
+}
+END_TEST
+
+START_TEST(get_string)
+{
+	json_t *j = parse("{\"a\":{\"b\":\"x\",\"n\":1}}");
+
+	ck_assert_str_eq(jsonx_get_string(j, "a.b"), "x");
+	ck_assert_ptr_null(jsonx_get_string(j, "a.n"));
+	ck_assert_ptr_null(jsonx_get_string(j, "a.c"));
+	ck_assert_ptr_null(jsonx_get_string(j, "a..b"));
+	ck_assert_ptr_null(jsonx_get_string(NULL, "a"));
+	json_decref(j);
+}
+END_TEST
+
+START_TEST(find_by_member)
+{
+	json_t *a =
+	        parse("[{\"type\":1},{\"type\":\"Ready\",\"n\":1},{\"type\":\"Ready\",\"n\":2}]");
+
+	ck_assert_int_eq(json_integer_value(json_object_get(jsonx_find(a, "type", "Ready"), "n")),
+	                 1);
+	ck_assert_ptr_null(jsonx_find(a, "type", "Other"));
+	ck_assert_ptr_null(jsonx_find(a, "name", "Ready"));
+	ck_assert_ptr_null(jsonx_find(NULL, "type", "Ready"));
+	json_decref(a);
+}
+END_TEST
+
+START_TEST(only_fields)
+{
+	static const char *const fields[] = { "a", "b", NULL };
+	json_t *ok = parse("{\"a\":1,\"b\":2}"), *bad = parse("{\"a\":1,\"c\":2}");
+	struct err e = { 0 };
+
+	ck_assert_int_eq(jsonx_only_fields(ok, "x.", fields, &e), 0);
+	ck_assert_int_eq(jsonx_only_fields(NULL, "x.", fields, &e), 0);
+	ck_assert_int_eq(jsonx_only_fields(bad, "x.", fields, &e), -EINVAL);
+	ck_assert_str_eq(e.msg, "x.c: unknown field");
+	json_decref(ok);
+	json_decref(bad);
+}
+END_TEST
+
 static Suite *jsonx_suite(void)
 {
 	Suite *s = suite_create("jsonx");
@@ -442,6 +521,10 @@ static Suite *jsonx_suite(void)
 	tcase_add_test(tc, dumps_compact);
 	tcase_add_loop_test(tc, loadb, 0, ARRAY_LEN(load_cases));
 	tcase_add_test(tc, loadb_empty_null_data);
+	tcase_add_loop_test(tc, contains, 0, ARRAY_LEN(contains_cases));
+	tcase_add_test(tc, get_string);
+	tcase_add_test(tc, only_fields);
+	tcase_add_test(tc, find_by_member);
 	suite_add_tcase(s, tc);
 	return s;
 }

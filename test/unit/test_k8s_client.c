@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/resources.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/k8s/client.h"
@@ -262,7 +263,7 @@ static void client_done(struct k8s_client *c)
 static int run_get(struct k8s_client *c, struct err *e)
 {
 	json_t *obj = NULL;
-	int rc = k8s_get(c, &k8s_res_redisclusters, "prod", "cache", &obj, e);
+	int rc = k8s_get(c, &api_res_redisclusters, "prod", "cache", &obj, e);
 
 	if (!rc)
 		ck_assert_str_eq(json_string_value(
@@ -279,7 +280,7 @@ static int run_create(struct k8s_client *c, struct err *e)
 	json_t *obj = json_pack("{s:s, s:s, s:{s:s}}", "apiVersion", "redis.io/v1", "kind",
 	                        "RedisCluster", "metadata", "name", "cache");
 	struct k8s_write_opts wo = { .field_manager = "redis-operator" };
-	int rc = k8s_create(c, &k8s_res_redisclusters, "prod", obj, &wo, NULL, e);
+	int rc = k8s_create(c, &api_res_redisclusters, "prod", obj, &wo, NULL, e);
 
 	json_decref(obj);
 	return rc;
@@ -289,7 +290,7 @@ static int run_replace_status(struct k8s_client *c, struct err *e)
 {
 	json_t *obj = json_pack("{s:{s:s, s:s}, s:{s:s}}", "metadata", "name", "cache",
 	                        "resourceVersion", "6", "status", "phase", "Healthy");
-	int rc = k8s_replace(c, &k8s_res_redisclusters, "prod", "cache", "status", obj, NULL, NULL,
+	int rc = k8s_replace(c, &api_res_redisclusters, "prod", "cache", "status", obj, NULL, NULL,
 	                     e);
 
 	json_decref(obj);
@@ -299,7 +300,7 @@ static int run_replace_status(struct k8s_client *c, struct err *e)
 static int run_patch_merge(struct k8s_client *c, struct err *e)
 {
 	json_t *p = json_pack("{s:{s:i}}", "spec", "instances", 0);
-	int rc = k8s_patch(c, &k8s_res_redisclusters, "prod", "cache", NULL, K8S_PATCH_MERGE, p,
+	int rc = k8s_patch(c, &api_res_redisclusters, "prod", "cache", NULL, K8S_PATCH_MERGE, p,
 	                   NULL, NULL, e);
 
 	json_decref(p);
@@ -312,7 +313,7 @@ static int run_patch_apply(struct k8s_client *c, struct err *e)
 	                      "RedisCluster", "status", "phase", "Healthy");
 	struct k8s_patch_opts po = { .field_manager = "redis-operator", .force = true };
 	json_t *out = NULL;
-	int rc = k8s_patch(c, &k8s_res_redisclusters, "prod", "cache", "status", K8S_PATCH_APPLY, p,
+	int rc = k8s_patch(c, &api_res_redisclusters, "prod", "cache", "status", K8S_PATCH_APPLY, p,
 	                   &po, &out, e);
 
 	if (!rc)
@@ -327,7 +328,7 @@ static int run_patch_json(struct k8s_client *c, struct err *e)
 	json_t *p = json_pack("[{s:s, s:s, s:i}]", "op", "replace", "path", "/spec/instances",
 	                      "value", 3);
 	struct k8s_patch_opts po = { .dry_run = true };
-	int rc = k8s_patch(c, &k8s_res_redisclusters, "prod", "cache", NULL, K8S_PATCH_JSON, p, &po,
+	int rc = k8s_patch(c, &api_res_redisclusters, "prod", "cache", NULL, K8S_PATCH_JSON, p, &po,
 	                   NULL, e);
 
 	json_decref(p);
@@ -766,6 +767,45 @@ START_TEST(connection_refused)
 }
 END_TEST
 
+/* k8s_get_raw: the path as given, the body as it came (not JSON), GETs' retries, errors
+ * through the Status table, a body past the caller's limit refused. */
+START_TEST(get_raw)
+{
+	static const struct fake_resp script[] = {
+		{ "503 Service Unavailable", NULL, "busy" },
+		{ "200 OK", "Content-Type: text/plain\r\n", "line 1\nline 2\n" },
+		{ "404 Not Found", NULL, NOT_FOUND },
+		{ "200 OK", NULL, "0123456789" },
+	};
+	const char *path = "/api/v1/namespaces/prod/pods/https:cache-1:8000/proxy/v1/status";
+	struct fake_server s;
+	struct buf out = BUF_INIT(BUF_NO_LIMIT), small = BUF_INIT(4);
+	struct k8s_client *c;
+	struct err e = { 0 };
+
+	fake_start(&s, "127.0.0.1", script, ARRAY_LEN(script));
+	c = client_for("127.0.0.1", s.port, NULL);
+	ck_assert_int_eq(k8s_get_raw(c, path, &out, &e), 0);
+	ck_assert_str_eq(buf_cstr(&out), "line 1\nline 2\n");
+	ck_assert_int_eq(k8s_get_raw(c, "/api/v1/namespaces/prod/pods/cache-1/log", &out, &e),
+	                 -ENOENT);
+	ck_assert_str_eq(buf_cstr(&out), "line 1\nline 2\n"); /* untouched on failure */
+	err_clear(&e);
+	ck_assert_int_eq(k8s_get_raw(c, "/api/v1/x", &small, &e), -EMSGSIZE);
+	ck_assert_int_eq(k8s_get_raw(c, "no-slash", &out, &e), -EINVAL);
+	fake_stop(&s);
+	ck_assert_ptr_nonnull(
+	        strstr(buf_cstr(&s.req[1]),
+	               "GET /api/v1/namespaces/prod/pods/https:cache-1:8000/proxy/v1/status "
+	               "HTTP/1.1\r\n"));
+	ck_assert_int_eq(atomic_load(&s.served), 4);
+	buf_release(&out);
+	buf_release(&small);
+	client_done(c);
+	fake_release(&s);
+}
+END_TEST
+
 /* Plain http carries a token only to loopback (127.0.0.1 / localhost / ::1). */
 START_TEST(no_token_over_plain_http_elsewhere)
 {
@@ -1100,7 +1140,7 @@ START_TEST(watch_table)
 	c = client_for("127.0.0.1", s.port, NULL);
 	err_clear(&e);
 	t0 = clock_mono_ms();
-	rc = k8s_watch_run(c, &k8s_res_redisclusters, "prod", &lo, "5", 60, watch_record, &seen,
+	rc = k8s_watch_run(c, &api_res_redisclusters, "prod", &lo, "5", 60, watch_record, &seen,
 	                   &stop, &e);
 	ms = clock_mono_ms() - t0;
 	fake_stop(&s);
@@ -1136,6 +1176,7 @@ static Suite *k8s_client_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, client_table, 0, ARRAY_LEN(client_cases));
 	tcase_add_test(tc, connection_refused);
+	tcase_add_test(tc, get_raw);
 	tcase_add_test(tc, no_token_over_plain_http_elsewhere);
 	tcase_add_test(tc, token_from_file);
 	tcase_add_test(tc, client_new_rejects_bad_server);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/resources.h"
 #include "lib/k8s/path.h"
 #include "unit.h"
 
@@ -37,11 +38,11 @@ static const struct {
 	  "/apis/discovery.k8s.io/v1/namespaces/ns1/endpointslices" },
 	{ &k8s_res_crds, NULL, "redisclusters.redis.io", NULL, 0,
 	  "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/redisclusters.redis.io" },
-	{ &k8s_res_redisclusters, "prod", "cache", "status", 0,
+	{ &api_res_redisclusters, "prod", "cache", "status", 0,
 	  "/apis/redis.io/v1/namespaces/prod/redisclusters/cache/status" },
-	{ &k8s_res_redisbackups, "prod", NULL, NULL, 0,
+	{ &api_res_redisbackups, "prod", NULL, NULL, 0,
 	  "/apis/redis.io/v1/namespaces/prod/redisbackups" },
-	{ &k8s_res_redisscheduledbackups, "prod", "nightly", NULL, 0,
+	{ &api_res_redisscheduledbackups, "prod", "nightly", NULL, 0,
 	  "/apis/redis.io/v1/namespaces/prod/redisscheduledbackups/nightly" },
 	{ &k8s_res_secrets, "x", "a.b.c", NULL, 0, "/api/v1/namespaces/x/secrets/a.b.c" },
 	/* Scope errors. */
@@ -243,13 +244,13 @@ START_TEST(api_versions)
 
 	k8s_api_version(&k8s_res_pods, v, sizeof(v));
 	ck_assert_str_eq(v, "v1");
-	k8s_api_version(&k8s_res_redisclusters, v, sizeof(v));
+	k8s_api_version(&api_res_redisclusters, v, sizeof(v));
 	ck_assert_str_eq(v, "redis.io/v1");
 	k8s_api_version(&k8s_res_leases, v, sizeof(v));
 	ck_assert_str_eq(v, "coordination.k8s.io/v1");
 	ck_assert_str_eq(k8s_res_pdbs.kind, "PodDisruptionBudget");
 	ck_assert(!k8s_res_namespaces.namespaced);
-	ck_assert(k8s_res_redisbackups.namespaced);
+	ck_assert(api_res_redisbackups.namespaced);
 }
 END_TEST
 

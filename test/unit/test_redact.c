@@ -10,7 +10,7 @@
 
 #include "api/rediscluster.h"
 #include "controller/desired.h"
-#include "controller/model.h"
+#include "controller/actions.h"
 #include "controller/pki.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
@@ -101,6 +101,15 @@ static const struct {
 	  "{\"kind\":\"Secret\",\"metadata\":{\"name\":\"c-auth\"},\"type\":\"Opaque\","
 	  "\"data\":{\"password\":\"[REDACTED]\",\"port\":\"[REDACTED]\"},"
 	  "\"stringData\":{\"tls.key\":\"[REDACTED]\",\"n\":\"[REDACTED]\"}}" },
+	{ "a Secret's last-applied annotation (its data again); a ConfigMap's stays",
+	  "[{\"kind\":\"Secret\",\"metadata\":{\"annotations\":{\"a\":\"b\","
+	  "\"kubectl.kubernetes.io/last-applied-configuration\":\"{\\\"data\\\":{}}\"}}},"
+	  "{\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{"
+	  "\"kubectl.kubernetes.io/last-applied-configuration\":\"{}\"}}}]",
+	  "[{\"kind\":\"Secret\",\"metadata\":{\"annotations\":{\"a\":\"b\","
+	  "\"kubectl.kubernetes.io/last-applied-configuration\":\"[REDACTED]\"}}},"
+	  "{\"kind\":\"ConfigMap\",\"metadata\":{\"annotations\":{"
+	  "\"kubectl.kubernetes.io/last-applied-configuration\":\"{}\"}}}]" },
 	{ "a plan action on a Secret: its body's data",
 	  "{\"actions\":[{\"action\":\"patch\",\"kind\":\"Secret\",\"name\":\"c-conn\","
 	  "\"body\":{\"metadata\":{\"labels\":{\"a\":\"b\"}},\"data\":{\"url\":\"eA==\"}}},"
@@ -130,6 +139,29 @@ static const struct {
 	  "{\"volumes\":[{\"name\":\"auth\",\"secret\":{\"secretName\":\"c-auth\",\"items\":"
 	  "[{\"key\":\"password\",\"path\":\"password\"}]}}]}" },
 };
+
+/* A list item carries no kind: the caller says it is a Secret. */
+START_TEST(secret_without_kind)
+{
+	json_t *j = json_pack("{s:{s:{s:s}},s:{s:s}}", "metadata", "annotations",
+	                      "kubectl.kubernetes.io/last-applied-configuration", "{\"data\":1}",
+	                      "data", "password", PW_B64);
+	json_t *plain = redact_json(j), *sec = redact_json_secret(j);
+
+	ck_assert_str_eq(jsonx_get_string(plain, "data.password"), REDACT_MARK); /* by its key */
+	ck_assert_str_ne(json_string_value(json_object_get(
+	                         jsonx_get(plain, "metadata.annotations"),
+	                         "kubectl.kubernetes.io/last-applied-configuration")),
+	                 REDACT_MARK);
+	ck_assert_str_eq(json_string_value(json_object_get(
+	                         jsonx_get(sec, "metadata.annotations"),
+	                         "kubectl.kubernetes.io/last-applied-configuration")),
+	                 REDACT_MARK);
+	json_decref(plain);
+	json_decref(sec);
+	json_decref(j);
+}
+END_TEST
 
 START_TEST(redacted_copy)
 {
@@ -244,9 +276,9 @@ START_TEST(debug_plan_log_hides_the_connection_secret)
 	capture(LOG_LEVEL_DEBUG, LOG_FORMAT_JSON, NULL, log_plan, &p);
 	line = parse(captured);
 	plan = parse(json_string_value(json_object_get(line, "plan")));
-	ck_assert_str_eq(ctl_json_str(plan, "actions[0].body.metadata.name"), "c-conn");
-	ck_assert_str_eq(ctl_json_str(plan, "actions[0].body.data.password"), REDACT_MARK);
-	ck_assert_str_eq(ctl_json_str(plan, "actions[1].body.data.port"), REDACT_MARK);
+	ck_assert_str_eq(jsonx_get_string(plan, "actions[0].body.metadata.name"), "c-conn");
+	ck_assert_str_eq(jsonx_get_string(plan, "actions[0].body.data.password"), REDACT_MARK);
+	ck_assert_str_eq(jsonx_get_string(plan, "actions[1].body.data.port"), REDACT_MARK);
 	json_decref(plan);
 	json_decref(line);
 	ctl_plan_release(&p);
@@ -289,6 +321,7 @@ static Suite *redact_suite(void)
 	tcase_add_loop_test(tc, value_sensitivity, 0, ARRAY_LEN(values));
 	tcase_add_loop_test(tc, redacted_copy, 0, ARRAY_LEN(copies));
 	tcase_add_test(tc, redact_text_cases);
+	tcase_add_test(tc, secret_without_kind);
 	tcase_add_test(tc, debug_plan_log_hides_the_connection_secret);
 	tcase_add_test(tc, secret_objects_at_every_level);
 	suite_add_tcase(s, tc);

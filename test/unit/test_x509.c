@@ -13,6 +13,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -148,6 +149,42 @@ START_TEST(not_after_is_days_ahead)
 }
 END_TEST
 
+START_TEST(not_before_is_backdated)
+{
+	int64_t at = -1, now = (int64_t)time(NULL) * 1000;
+
+	ck_assert_int_eq(x509_not_before(server_a.cert_pem, &at, NULL), 0);
+	ck_assert_int_ge(at, now - 300000 - 60000); /* 5 minutes back, for clock skew */
+	ck_assert_int_le(at, now - 300000 + 60000);
+	at = -1;
+	ck_assert_int_eq(x509_not_before("junk", &at, NULL), -EINVAL);
+	ck_assert_int_eq(at, -1);
+}
+END_TEST
+
+/* The SHA-256 of the DER, as OpenSSL computes it on its own, in lower-case hex. */
+START_TEST(fingerprint_is_sha256_of_der)
+{
+	X509 *x = tu_x509_parse(ca_a.cert_pem);
+	unsigned char md[32];
+	unsigned int n = 0;
+	char want[65], got[X509_FINGERPRINT_LEN + 1] = "untouched", other[X509_FINGERPRINT_LEN + 1];
+	struct err e = { 0 };
+
+	ck_assert_int_eq(X509_digest(x, EVP_sha256(), md, &n), 1);
+	for (unsigned int i = 0; i < n; i++)
+		snprintf(want + 2 * i, 3, "%02x", md[i]);
+	X509_free(x);
+	ck_assert_int_eq(x509_fingerprint(ca_a.cert_pem, got, &e), 0);
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(x509_fingerprint(ca_b.cert_pem, other, &e), 0);
+	ck_assert_str_ne(got, other);
+	ck_assert_int_eq(x509_fingerprint("junk", got, &e), -EINVAL);
+	ck_assert_str_eq(e.msg, "certificate: not PEM");
+	ck_assert_str_eq(got, want);
+}
+END_TEST
+
 START_TEST(der_common_name)
 {
 	X509 *x = tu_x509_parse(client_a.cert_pem);
@@ -280,6 +317,8 @@ static Suite *x509_suite(void)
 	tcase_add_test(tc, check_pair_matches_keys);
 	tcase_add_test(tc, not_after_is_days_ahead);
 	tcase_add_test(tc, der_common_name);
+	tcase_add_test(tc, not_before_is_backdated);
+	tcase_add_test(tc, fingerprint_is_sha256_of_der);
 	tcase_add_loop_test(tc, bad_arguments, 0, ARRAY_LEN(bad_cases));
 	tcase_add_test(tc, bad_ca);
 	tcase_add_test(tc, encrypted_key_refused);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/base64.h"
 #include "lib/file.h"
 #include "lib/yamlx.h"
 #include "unit.h"
@@ -133,4 +134,20 @@ int tu_x509_verify(const char *ca_pem, const char *leaf_pem, int purpose)
 	X509_free(ca);
 	X509_free(leaf);
 	return rc;
+}
+
+json_t *tu_secret_as_read(const json_t *built)
+{
+	json_t *out = json_deep_copy(built), *data = json_object(), *v;
+	const char *k;
+
+	json_object_foreach (json_object_get(built, "stringData"), k, v) {
+		char *b = base64_encode(json_string_value(v), json_string_length(v));
+
+		json_object_set_new(data, k, json_string(b));
+		free(b);
+	}
+	json_object_del(out, "stringData");
+	json_object_set_new(out, "data", data);
+	return out;
 }

@@ -6,6 +6,7 @@
  *   tu_golden("test/data/x/", "out.golden", got);              UPDATE_GOLDEN=1 rewrites
  *   tu_golden_json("test/data/x/", "out.golden.json", obj);    the same, for JSON
  *   json_t *docs = tu_load_yaml("config/samples/a.yaml", 1 << 20);
+ *   json_t *read = tu_secret_as_read(built);                   stringData as data, base64
  *   tu_tmpdir(dir, sizeof(dir), "vk-conn");  ...  tu_rmtree(dir);
  *   ck_assert_int_eq(tu_x509_verify(ca_pem, leaf_pem, X509_PURPOSE_SSL_SERVER), X509_V_OK);
  *
@@ -35,6 +36,8 @@ void tu_golden_json(const char *dir, const char *name, const json_t *j);
 /* The documents of a YAML file (a new JSON array, yamlx_load_file with max_len); fails
  * the test ("PATH: why") when it cannot be read or parsed. */
 json_t *tu_load_yaml(const char *path, size_t max_len);
+/* A copy of a Secret as built (stringData) as the API server returns it: data, base64. */
+json_t *tu_secret_as_read(const json_t *built);
 /* Makes a new directory /tmp/PREFIX-XXXXXX and writes its path into dir (len bytes);
  * fails the test when it cannot. */
 void tu_tmpdir(char *dir, size_t len, const char *prefix);

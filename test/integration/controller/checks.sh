@@ -8,7 +8,7 @@ note() { echo "$*" >>"$W/info"; }
 t_process() {
   curl -sf "http://127.0.0.1:$HPORT/healthz" | grep -q ok || fail "no /healthz"
   leading "$HPORT" || fail "/readyz does not say leading"
-  curl -sf "http://127.0.0.1:$MPORT/metrics" | grep -q '^redis_operator_leader 1' ||
+  grep -q '^redis_operator_leader 1' <<<"$(curl -sf "http://127.0.0.1:$MPORT/metrics")" ||
     fail "no redis_operator_leader 1 in /metrics"
   $K -n "$OPNS" get lease redis-operator-leader -o jsonpath='{.spec.holderIdentity}' | grep -q . ||
     fail "the leader Lease has no holder"
@@ -276,7 +276,7 @@ t_lease_lost() {
   leading $hp || fail "the standby does not lead"
   $K -n "$OPNS" patch lease redis-operator-leader --type=merge \
     -p "{\"spec\":{\"holderIdentity\":\"thief\",\"renewTime\":\"$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)\"}}" >/dev/null
-  poll 15 test -s "$W/ctl-standby.exit" || fail "the controller kept running without its Lease"
+  poll 25 test -s "$W/ctl-standby.exit" || fail "the controller kept running without its Lease"
   code=$(cat "$W/ctl-standby.exit")
   [ "$code" = 1 ] || fail "exit code $code, want 1"
   grep -q "leader lease lost" "$W/controller-standby.log" || fail "no log line"
@@ -543,6 +543,178 @@ t_tls() {
   [ "$($K -n $ns auth can-i get secret/tls-operator-tls --as=$sa)" = no ] || fail "pods can read tls-operator-tls"
   ! grep -q 'PRIVATE KEY' "$W/controller-main.log" || fail "key material in the controller's log"
   note "TLS: status over HTTPS, fence refused without a client certificate (401), with the pod's server certificate (401), with the peer certificate (403); the controller's certificate accepted"
+}
+
+# fp FILE: a certificate's SHA-256 fingerprint as controller/pki.h records it (hex, lower case)
+fp() { openssl x509 -noout -fingerprint -sha256 -in "$1" | sed 's/.*=//; s/://g' | tr A-F a-f; }
+# served_by IP CA: the pod's HTTPS server certificate chains to CA
+served_by() { openssl s_client -connect "$1:8000" -CAfile "$2" -verify_return_error </dev/null >/dev/null 2>&1; }
+# polled NS NAME: Ready, and every instancesStatus entry has a known role and no message
+polled() {
+  ready "$1" "$2" && [ "$(rc "$1" "$2" '{.status.instancesStatus}' |
+    jq '[.[] | select(.role == "unknown" or has("message"))] | length')" = 0 ]
+}
+
+# Deleting <cluster>-operator-tls heals without restarts (controller/pki.h, renewal): new
+# CAs; the instance Secret is re-issued from them (its annotation names them); the
+# managers reload their HTTPS files from the volume (server certificate and client CA);
+# the controller's polls work again. Same pod uids, server pids and restarts.
+t_tls_heal() {
+  local ns=$RUN-tlsheal c=th d=$W/tlsheal before after want ip p t0 t1 gap=0
+  newns $ns
+  mkcluster $ns $c 2
+  poll 120 ready $ns $c || fail "not Ready"
+  mkdir -p "$d"
+  tls_key $ns $c-operator-tls tls.crt "$d/old.crt"; tls_key $ns $c-operator-tls tls.key "$d/old.key"
+  tls_key $ns $c-operator-tls server-ca.crt "$d/old-server-ca.crt"
+  tls_key $ns $c-operator-tls client-ca.crt "$d/old-client-ca.crt"
+  [ "$($K -n $ns get secret $c-instance-tls -o jsonpath='{.metadata.annotations.redis\.io/operator-ca}')" = \
+    "$(fp "$d/old-server-ca.crt").$(fp "$d/old-client-ca.crt")" ] || fail "annotation redis.io/operator-ca does not name the operator Secret's CAs"
+  before="$(primary $ns $c) $(snapshot $ns $c)"
+  $K -n $ns delete secret $c-operator-tls >/dev/null; t0=$(ms)
+  poll 30 eval '$K -n '$ns' get secret '$c'-operator-tls -o jsonpath="{.data.server-ca\.crt}" | grep -q .' || fail "operator Secret not made again"
+  tls_key $ns $c-operator-tls server-ca.crt "$d/server-ca.crt"; tls_key $ns $c-operator-tls client-ca.crt "$d/client-ca.crt"
+  tls_key $ns $c-operator-tls tls.crt "$d/op.crt"; tls_key $ns $c-operator-tls tls.key "$d/op.key"
+  ! cmp -s "$d/server-ca.crt" "$d/old-server-ca.crt" || fail "the new operator Secret has the old server CA"
+  want="$(fp "$d/server-ca.crt").$(fp "$d/client-ca.crt")"
+  poll 30 eval '[ "$($K -n '$ns' get secret '$c'-instance-tls -o jsonpath="{.metadata.annotations.redis\.io/operator-ca}")" = '$want' ]' ||
+    fail "instance Secret not re-issued from the new CAs"
+  # the kubelet's projection delay, then the managers' --secret-poll-interval
+  for p in $($K -n $ns get pods -l redis.io/cluster=$c -o jsonpath='{.items[*].metadata.name}'); do
+    ip=$(pod_ip $ns $p)
+    poll 120 served_by $ip "$d/server-ca.crt" || fail "$p does not serve a certificate of the new server CA"
+    [ "$(post_code $ip unfence '{}' --cert "$d/op.crt" --key "$d/op.key")" = 200 ] || fail "$p refuses the controller's new certificate"
+    [ "$(post_code $ip unfence '{}' --cert "$d/old.crt" --key "$d/old.key")" = 401 ] || fail "$p still trusts the old client CA"
+  done
+  poll 60 polled $ns $c || fail "polls not recovered: $(rc $ns $c '{.status.instancesStatus}')"
+  t1=$(ms)
+  after="$(primary $ns $c) $(snapshot $ns $c)"
+  [ "$before" = "$after" ] || fail "primary changed or pods or servers restarted: before [$before] after [$after]"
+  note "operator-tls deleted: instance Secret re-issued, both managers serve the new server CA and trust the new client CA, polls back $((t1 - t0)) ms after the deletion; primary, pods, server pids and restarts unchanged [$after]"
+}
+
+# backdated DIR CA-CRT CA-KEY CN EKU NAME: DIR/NAME.crt/.key, a leaf signed by the CA valid
+# from 70 days ago to 20 days from now (of 90: past 2/3, so due for renewal)
+backdated() {
+  local d=$1 db=$1/ca-db
+  mkdir -p "$db"; : >"$db/index.txt"; echo 01 >"$db/serial"
+  cat >"$d/ca.cnf" <<C
+[ca]
+default_ca = c
+[c]
+database = $db/index.txt
+serial = $db/serial
+new_certs_dir = $db
+default_md = sha256
+policy = p
+unique_subject = no
+[p]
+commonName = supplied
+[ext]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature
+extendedKeyUsage = $5
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid:always
+C
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$4" \
+    -keyout "$d/$6.key" -out "$d/$6.csr" 2>/dev/null &&
+    openssl ca -batch -notext -config "$d/ca.cnf" -cert "$2" -keyfile "$3" -in "$d/$6.csr" \
+      -out "$d/$6.crt" -extensions ext -startdate "$(date -u -d '-70 days' +%y%m%d%H%M%SZ)" \
+      -enddate "$(date -u -d '+20 days' +%y%m%d%H%M%SZ)" 2>/dev/null
+}
+# put_pair NS SECRET NAME-IN-DIR DIR: data tls.crt/tls.key of SECRET := DIR/NAME.crt/.key
+put_pair() {
+  $K -n "$1" patch secret "$2" --type merge -p "{\"data\": {\"tls.crt\": \"$(base64 -w0 <"$4/$3.crt")\", \"tls.key\": \"$(base64 -w0 <"$4/$3.key")\"}}" >/dev/null
+}
+# renewed_msg NS SECRET: the message of the CertificatesRenewed event that names SECRET
+renewed_msg() {
+  $K -n "$1" get events --field-selector reason=CertificatesRenewed -o json |
+    jq -r --arg s "Secret $1/$2 " '[.items[] | select(.message | startswith($s)) | .message][0] // empty'
+}
+
+# Renewal (controller/pki.h): a certificate past 2/3 of its life is re-issued. The
+# controller's client certificate, swapped for one signed by the same client CA 70 days
+# ago (of 90): a new one from the same CA, the CAs and the instance Secret untouched.
+# The pods' server certificate, swapped likewise: the instance Secret re-issued, served
+# by the managers without a restart. A Normal event names each Secret and the key.
+t_tls_renew() {
+  local ns=$RUN-tlsrenew c=tr d=$W/tlsrenew before after ann ip msg
+  newns $ns
+  mkcluster $ns $c 1
+  poll 120 ready $ns $c || fail "not Ready"
+  mkdir -p "$d"
+  for k in server-ca.crt server-ca.key client-ca.crt client-ca.key; do tls_key $ns $c-operator-tls $k "$d/$k"; done
+  ann=$($K -n $ns get secret $c-instance-tls -o jsonpath='{.metadata.annotations.redis\.io/operator-ca}')
+  before="$(primary $ns $c) $(snapshot $ns $c)"
+  backdated "$d" "$d/client-ca.crt" "$d/client-ca.key" redis-operator clientAuth old-client || fail "openssl ca: client certificate"
+  put_pair $ns $c-operator-tls old-client "$d" || fail "cannot patch $c-operator-tls"
+  poll 30 eval '[ -n "$(renewed_msg '$ns' '$c'-operator-tls)" ]' || fail "no CertificatesRenewed event for $c-operator-tls"
+  msg=$(renewed_msg $ns $c-operator-tls)
+  [[ $msg == *"key tls.crt: due for renewal (expires "* ]] || fail "event: $msg"
+  poll 20 eval 'tls_key '$ns' '$c'-operator-tls tls.crt "'$d'/new-client.crt" && ! cmp -s "'$d'/new-client.crt" "'$d'/old-client.crt"' || fail "client certificate not renewed"
+  openssl x509 -checkend $((80 * 86400)) -noout -in "$d/new-client.crt" >/dev/null || fail "the new client certificate does not last 80 days"
+  openssl verify -CAfile "$d/client-ca.crt" "$d/new-client.crt" >/dev/null || fail "the new client certificate is not from the same client CA"
+  tls_key $ns $c-operator-tls server-ca.crt "$d/now-server-ca.crt"
+  cmp -s "$d/now-server-ca.crt" "$d/server-ca.crt" || fail "the server CA changed"
+  [ "$($K -n $ns get secret $c-instance-tls -o jsonpath='{.metadata.annotations.redis\.io/operator-ca}')" = "$ann" ] || fail "instance Secret re-issued for a client certificate"
+  # the pods' server certificate
+  backdated "$d" "$d/server-ca.crt" "$d/server-ca.key" "$c instance" serverAuth old-server || fail "openssl ca: server certificate"
+  put_pair $ns $c-instance-tls old-server "$d" || fail "cannot patch $c-instance-tls"
+  poll 30 eval '[ -n "$(renewed_msg '$ns' '$c'-instance-tls)" ]' || fail "no CertificatesRenewed event for $c-instance-tls"
+  msg=$(renewed_msg $ns $c-instance-tls)
+  [[ $msg == *"key tls.crt: due for renewal (expires "* ]] || fail "event: $msg"
+  poll 20 eval 'tls_key '$ns' '$c'-instance-tls tls.crt "'$d'/new-server.crt" && ! cmp -s "'$d'/new-server.crt" "'$d'/old-server.crt"' || fail "server certificate not renewed"
+  ip=$(pod_ip $ns $c-1)
+  poll 120 eval '[ "$(openssl s_client -connect '$ip':8000 </dev/null 2>/dev/null | openssl x509 -noout -fingerprint -sha256)" = "$(openssl x509 -noout -fingerprint -sha256 -in "'$d'/new-server.crt")" ]' ||
+    fail "$c-1 does not serve the renewed server certificate"
+  poll 60 polled $ns $c || fail "polls: $(rc $ns $c '{.status.instancesStatus}')"
+  after="$(primary $ns $c) $(snapshot $ns $c)"
+  [ "$before" = "$after" ] || fail "primary changed or pods or servers restarted: before [$before] after [$after]"
+  note "renewal: client certificate (70 of 90 days) re-issued from the same client CA, instance Secret untouched; server certificate re-issued and served by $c-1; same primary, pod, server pid [$after]"
+}
+
+# mkca DIR NAME: a CA DIR/NAME.crt/.key (EC P-256, 2 days)
+mkca() {
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj "/CN=$2" \
+    -keyout "$1/$2.key" -out "$1/$2.crt" 2>/dev/null
+}
+
+# Server TLS (spec.tlsSecret, spec.caSecret): the connection Secret gives rediss:// URIs
+# and the CA as ca.crt; redis-cli --tls --cacert <its ca.crt> -u <its url> answers PONG
+# from the pod's address; another CA is refused, and there is no plain port.
+t_tls_conn() {
+  local ns=$RUN-tlsconn c=tc d=$W/tlsconn url ip host out k
+  newns $ns
+  mkdir -p "$d"
+  mkca "$d" ca && mkca "$d" other-ca || fail "openssl: CA"
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$c" \
+    -keyout "$d/tls.key" -out "$d/tls.csr" 2>/dev/null &&
+    openssl x509 -req -in "$d/tls.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" -CAcreateserial -days 2 \
+      -extfile <(printf 'subjectAltName=DNS:%s-leader.%s.svc,DNS:%s-any.%s.svc\nextendedKeyUsage=serverAuth\n' $c $ns $c $ns) \
+      -out "$d/tls.crt" 2>/dev/null || fail "openssl: server certificate"
+  $K -n $ns create secret tls $c-server --cert "$d/tls.crt" --key "$d/tls.key" >/dev/null || fail "Secret $c-server"
+  $K -n $ns create secret generic $c-ca --from-file=ca.crt="$d/ca.crt" >/dev/null || fail "Secret $c-ca"
+  mkcluster $ns $c 1 "  tlsSecret: {name: $c-server}
+  caSecret: {name: $c-ca}
+  connectionSecret: {name: $c-conn}"
+  poll 120 ready $ns $c || fail "not Ready: $(rc $ns $c '{.status.phase} {.status.phaseReason}')"
+  poll 30 eval '[ -n "$($K -n '$ns' get secret '$c'-conn -o jsonpath="{.data.ca\.crt}")" ]' || fail "connection Secret: no ca.crt"
+  tls_key $ns $c-conn ca.crt "$d/conn-ca.crt"
+  cmp -s "$d/conn-ca.crt" "$d/ca.crt" || fail "connection Secret: ca.crt is not spec.caSecret's"
+  for k in url url-replica url-any; do
+    url=$($K -n $ns get secret $c-conn -o jsonpath="{.data.$k}" | base64 -d)
+    [[ $url == rediss://default:* ]] || fail "connection Secret: $k is ${url%%:*}://, want rediss://"
+  done
+  url=$($K -n $ns get secret $c-conn -o jsonpath='{.data.url}' | base64 -d)
+  ip=$(pod_ip $ns $c-1); host=${url##*@}; host=${host%:*}
+  out=$(timeout 5 redis-cli --tls --cacert "$d/conn-ca.crt" --sni "$host" -u "${url/@$host:/@$ip:}" --no-auth-warning PING 2>&1)
+  [ "$out" = PONG ] || fail "redis-cli --tls --cacert <ca.crt> -u <url> (host $host as $ip): $out"
+  out=$(timeout 5 redis-cli --tls --cacert "$d/other-ca.crt" --sni "$host" -u "${url/@$host:/@$ip:}" --no-auth-warning PING 2>&1)
+  [ "$out" != PONG ] || fail "a server certificate of another CA was accepted"
+  out=$(timeout 3 redis-cli -u "redis${url#rediss}" --no-auth-warning -h "$ip" PING 2>&1)
+  [ "$out" != PONG ] || fail "plain TCP still answers on $ip"
+  note "server TLS: connection Secret with rediss:// (url, url-replica, url-any) and ca.crt; redis-cli --tls with its CA: PONG from $ip; another CA refused; no plain port"
 }
 
 # pvcRetention Retain: scaling down keeps the removed replica's PVC (listed as dangling);

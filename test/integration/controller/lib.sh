@@ -44,13 +44,37 @@ namespaces_gone() {
     ! $K get namespace "$ns" >/dev/null 2>&1 || return 1
   done
 }
+# private_run PREFIX WORKNAME CIDR: the names of a suite that runs its own node agent and
+# controller: RUN (PREFIX and random digits), the work dir W (/tmp/WORKNAME.XXXXXX), K,
+# the agent's first Node and taint, its pod CIDR and cgroup, the operator namespace
+# OPNS, and the controller's health and metrics ports.
+private_run() {
+  RUN=$1$(($$ % 10000))$((RANDOM % 100))
+  W=$(mktemp -d "/tmp/$2.XXXXXX")
+  K="$ENV_BIN/kubectl --kubeconfig $KUBECONFIG_ADMIN"
+  NODE=$RUN-node-1
+  TAINT_KEY=nodeagent.redis-operator.test/dev
+  CIDR=$3
+  CGROUP=/sys/fs/cgroup/freezer/ro-pods-$RUN
+  OPNS=$RUN-op
+  HPORT=$((20000 + RANDOM % 20000)) MPORT=$((HPORT + 1))
+  AGENT_PID=
+}
+# The namespaces made so far deleted, and their pods gone; the operator's own namespace
+# OPNS (its leader Lease) stays unless KEEP_OPNS=no.
+quiesce() {
+  local ns
+  for ns in $(cat "$W/namespaces" 2>/dev/null); do
+    [ "$ns" = "$OPNS" ] && [ "${KEEP_OPNS:-yes}" = yes ] && continue
+    $K delete namespace "$ns" --wait=false >/dev/null 2>&1
+  done
+  poll 40 no_pods_left
+}
 # The end of a suite that ran a private node agent: its namespaces gone with their pods
 # and PVCs (so that the agent deletes its PVs before it stops), the agent stopped, its
 # Nodes deleted, the work dir removed (KEEP=1 keeps it).
 stop_private_env() {
-  local ns
-  for ns in $(cat "$W/namespaces" 2>/dev/null); do $K delete namespace "$ns" --wait=false >/dev/null 2>&1; done
-  poll 40 no_pods_left
+  KEEP_OPNS=no quiesce
   poll 60 namespaces_gone
   "${@:-true}" >/dev/null 2>&1 # what the suite removes once its pods are gone
   [ -n "$AGENT_PID" ] && kill -TERM "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
@@ -72,13 +96,15 @@ placement() {
 }
 
 # controller TAG HEALTH_PORT METRICS_PORT: a host controller for this run; its PID in
-# $W/ctl-TAG.pid, its exit code in $W/ctl-TAG.exit once it ends, its log controller-TAG.log
+# $W/ctl-TAG.pid, its exit code in $W/ctl-TAG.exit once it ends, its log controller-TAG.log.
+# Its leader Lease keeps the product's timing (15 s, renew deadline 10 s, retry 2 s): with
+# 6 s/4 s/1 s a renewal gets 2 s, and on the 2-core CI machine, late in the suite, the API
+# server sometimes took longer (its Lease cache queueing 40 updates): the leader exited.
 controller() {
   rm -f "$W/ctl-$1.pid" "$W/ctl-$1.exit"
   ( setsid "$BIN" controller --kubeconfig "$KUBECONFIG_ADMIN" --namespace "$OPNS" \
       --cluster-selector "redis-operator.test/run=$RUN" --health-port "$2" --metrics-port "$3" \
-      --bind-address 127.0.0.1 --log-format logfmt --lease-duration 6s --renew-deadline 4s \
-      --retry-period 1s --password-rotation-grace 10s >"$W/controller-$1.log" 2>&1 </dev/null &
+      --bind-address 127.0.0.1 --log-format logfmt --password-rotation-grace 10s >"$W/controller-$1.log" 2>&1 </dev/null &
     echo $! >"$W/ctl-$1.pid"; wait $!; echo $? >"$W/ctl-$1.exit" ) &
   poll 5 test -s "$W/ctl-$1.pid"
 }

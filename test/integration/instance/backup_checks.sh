@@ -1,6 +1,7 @@
 # Sourced by test/integration/instance.sh: backups and restore (instance/backup.c,
 # instance/restore.c, docs/backup.md) against the S3-compatible server and Azurite of
-# test/env (build/env/s3.env, build/env/azure.env). INSTANCE_ONLY=backup runs only these.
+# test/env (build/env/s3.env, build/env/azure.env). INSTANCE_ONLY=backup runs only these;
+# BACKUP_ONLY=aof then only the method aof checks.
 OBJTOOL=$(pwd)/$BUILD/test/objtool
 
 # the storage settings of provider P, in this shell (the test's own credentials)
@@ -34,9 +35,9 @@ creds_dir() { # P DIR: the Secret volume a restore reads
     printf '%s' "$AZURE_STORAGE_KEY" >"$2/AZURE_STORAGE_KEY"
   fi
 }
-backup_body() { # P NAME PATH [ENDPOINT] [WRONG-SECRET]
+backup_body() { # P NAME PATH [ENDPOINT] [WRONG-SECRET] [METHOD]
   jq -nc --arg n "$2" --argjson d "$(dest "$1" "$3" "${4:-}")" --argjson c "$(creds "$1" "${5:-}")" \
-    '{name: $n, method: "rdb", destination: $d, credentials: $c}'
+    --arg m "${6:-rdb}" '{name: $n, method: $m, destination: $d, credentials: $c}'
 }
 bphase() { jst "$1" '.backup.phase'; }
 
@@ -49,9 +50,10 @@ seed_primary() { # POD CLUSTER
   for i in $(seq 1 12); do head -c 786432 /dev/urandom | base64 -w0 | rcli "$1" -x SET "big:$i" >/dev/null; done
   [ "$(rcli "$1" DBSIZE)" = 2012 ]
 }
-digest() { # POD: keys and a digest of every value (bash-side, order-independent)
-  local k
-  for k in $(rcli "$1" --scan | sort); do printf '%s ' "$k"; rcli "$1" GET "$k" | sha256sum | cut -c1-16; done | sha256sum | cut -c1-64
+digest() { # POD [PATTERN]: keys and a digest of every value (bash-side, order-independent)
+  local f=$W/digest.$1
+  rcli "$1" --scan --pattern "${2:-*}" | sort >"$f"
+  sed 's/^/GET /' "$f" | rcli "$1" | paste -d' ' "$f" - | sha256sum | cut -c1-64
 }
 
 backup_roundtrip() { # P
@@ -156,19 +158,138 @@ backup_restart_recovers() { # a state file left "running" (a killed manager) rea
     grep -q '"phase":"failed"' "$W/$pod/data/redis-operator.backup.json"
 }
 
+dbsize_gt() { [ "$(rcli "$1" DBSIZE)" -gt "$2" ]; }
+restore_start() { # P POD CLUSTER NAME MANIFEST-KEY PATH [STORAGE]: a new cluster restoring it
+  local p=$1 pod=$2 c=$3 src
+  mkcluster "$c" redis 1 "${7:-pvc}"; mkpod "$pod" "$c"; set_primary "$c" "$pod"
+  creds_dir "$p" "$W/$pod/restore-creds"
+  src=$(jq -nc --arg n "$4" --arg m "$5" --argjson d "$(dest "$p" "$6")" '{name: $n, manifestKey: $m, destination: $d}')
+  start_mgr "$pod" "$c" env REDIS_OPERATOR_RESTORE_SOURCE="$src" REDIS_OPERATOR_RESTORE_CREDENTIALS_DIR="$W/$pod/restore-creds"
+}
+
+# method aof: keys written before the backup, a writer (w:1, w:2, ... each acknowledged
+# before the next) running through it; the restore must hold every seeded key with its
+# value, every w:n acknowledged before the POST, and w:1..k with no gap (one instant).
+aof_roundtrip() { # P
+  local p=$1 c="ak$RANDOM" pod name path=it-$$ out man key k0 k n pod2 c2 wpid
+  store_env "$p"; pod=$c-0; name="$NS/aof"
+  seed_primary "$pod" "$c" || { echo "seeding failed"; return 1; }
+  is "$pod" .backup null || return 1
+  [ "$(rcli "$pod" CONFIG GET appendonly | tail -1)" = yes ] || { echo "appendonly is not yes"; return 1; }
+  "$WRITER" 6 redis-operator "$OPPW" "127.0.0.1:$(port "$pod" 1)" >"$W/$c.writer" 2>&1 & wpid=$!
+  poll 30 dbsize_gt "$pod" 2100 || { echo "the writer does not write"; return 1; }
+  k0=$(( $(rcli "$pod" DBSIZE) - 2012 ))
+  out=$(post "$pod" backup "$(backup_body "$p" "$name" "$path" "" "" aof)")
+  case $out in 202\ *) ;; *) echo "POST: $out"; return 1 ;; esac
+  poll 120 eq completed bphase "$pod" || { echo "not completed: $(jst "$pod" .backup)"; return 1; }
+  wait "$wpid" || { echo "writer: $(cat "$W/$c.writer")"; return 1; }
+  echo "info instance: $p aof backup of $(jst "$pod" .backup.size) bytes (tar.gz), $k0 writer keys acknowledged before the POST; writer: $(cat "$W/$c.writer")" >&3
+  key=$(jst "$pod" .backup.key); man=$(jst "$pod" .backup.manifestKey)
+  [ "$key" = "$path/$c/$name/appendonlydir.tar.gz" ] || { echo "key $key"; return 1; }
+  objtool "$p" get "$man" >"$W/$c.manifest" || return 1
+  [ "$(jq -r '.method + " " + .file' "$W/$c.manifest")" = "aof appendonlydir.tar.gz" ] || { cat "$W/$c.manifest"; return 1; }
+  objtool "$p" get "$key" >"$W/$c.tgz" || return 1
+  [ "$(sha256sum <"$W/$c.tgz" | cut -c1-64)" = "$(jq -r .sha256 "$W/$c.manifest")" ] || { echo "archive sha"; return 1; }
+  [ "$(stat -c %s "$W/$c.tgz")" = "$(jq -r .size "$W/$c.manifest")" ] || { echo "archive size"; return 1; }
+  tar -tzf "$W/$c.tgz" >"$W/$c.tlist" || { echo "GNU tar cannot list it"; return 1; }
+  grep -qx 'appendonlydir/appendonly.aof.manifest' "$W/$c.tlist" && grep -q '\.base\.rdb$' "$W/$c.tlist" || { cat "$W/$c.tlist"; return 1; }
+  c2="ar$RANDOM"; pod2=$c2-0
+  restore_start "$p" "$pod2" "$c2" "$name" "$man" "$path"
+  poll 60 ready "$pod2" || { echo "restored pod not ready: $(jst "$pod2" .restore)"; return 1; }
+  is "$pod2" .restore.phase completed && is "$pod2" .restore.sha256 "$(jq -r .sha256 "$W/$c.manifest")" || return 1
+  [ ! -e "$W/$pod2/data/dump.rdb" ] && [ -d "$W/$pod2/data/appendonlydir" ] || { ls -la "$W/$pod2/data"; return 1; }
+  [ "$(digest "$pod2" 'key:*')" = "$(digest "$pod" 'key:*')" ] && [ "$(digest "$pod2" 'big:*')" = "$(digest "$pod" 'big:*')" ] || { echo "seeded values differ"; return 1; }
+  k=$(rcli "$pod2" --scan --pattern 'w:*' | sed 's/^w://' | sort -n | tail -1); n=$(rcli "$pod2" --scan --pattern 'w:*' | wc -l)
+  [ "${k:-0}" -ge "$k0" ] || { echo "restored w:1..$k, but w:1..$k0 were acknowledged before the backup"; return 1; }
+  [ "$n" = "$k" ] || { echo "restored $n writer keys up to w:$k: a gap (not one instant)"; return 1; }
+  [ "$(rcli "$pod2" GET "w:$k")" = "$k" ] && [ "$(rcli "$pod2" DBSIZE)" = $((2012 + k)) ] || return 1
+  echo "info instance: $p aof restore: w:1..$k restored ($k0 acknowledged before the POST)" >&3
+  stop_mgr "$pod2" >/dev/null # a restart reads the same AOF
+  start_mgr "$pod2" "$c2"
+  poll 30 ready "$pod2" && [ "$(rcli "$pod2" DBSIZE)" = $((2012 + k)) ] || { echo "after restart: $(rcli "$pod2" DBSIZE)"; return 1; }
+  echo "$c $pod $path $name" >"$W/aof-$p"
+}
+
+aof_refused_appendonly_off() { # P: emptyDir runs appendonly no
+  local p=$1 c="ao$RANDOM" pod; store_env "$p"; pod=$c-0
+  mkcluster "$c" redis 1 emptyDir; mkpod "$pod" "$c"; set_primary "$c" "$pod"; start_mgr "$pod" "$c"
+  poll 30 ready "$pod" || return 1
+  post "$pod" backup "$(backup_body "$p" "$NS/aofoff" "it-$$" "" "" aof)" | grep -q '^202 ' || return 1
+  poll 30 eq failed bphase "$pod" || return 1
+  is "$pod" .backup.retryable false && jst "$pod" .backup.error | grep -q '^spec.method: aof needs appendonly yes' || { jst "$pod" .backup.error; return 1; }
+  stop_mgr "$pod" >/dev/null
+}
+
+# an archive with a correct manifest (size, sha256) but an entry the restore must refuse
+aof_malicious() { # P KIND: symlink | dotdot | outside
+  local p=$1 kind=$2 c2="am$RANDOM" pod2 path=it-$$ pre man sha size
+  store_env "$p"; pod2=$c2-0; pre="$path/mal-$c2"; man="$pre/manifest.json"
+  python3 - "$kind" "$W/$c2.tgz" <<'PY' || return 1
+import io, sys, tarfile
+kind, out = sys.argv[1], sys.argv[2]
+with tarfile.open(out, "w:gz", format=tarfile.USTAR_FORMAT) as t:
+    def add(name, data):
+        i = tarfile.TarInfo(name); i.size = len(data); i.mode = 0o600
+        t.addfile(i, io.BytesIO(data))
+    d = tarfile.TarInfo("appendonlydir"); d.type = tarfile.DIRTYPE; d.mode = 0o700; t.addfile(d)
+    add("appendonlydir/appendonly.aof.manifest", b"file appendonly.aof.1.base.rdb seq 1 type b\n")
+    if kind == "symlink":
+        l = tarfile.TarInfo("appendonlydir/appendonly.aof.1.base.rdb"); l.type = tarfile.SYMTYPE
+        l.linkname = "/etc/passwd"; t.addfile(l)
+    elif kind == "dotdot":
+        add("appendonlydir/../../escaped", b"x")
+    else:
+        add("escaped", b"x")
+PY
+  objtool "$p" put "$pre/appendonlydir.tar.gz" <"$W/$c2.tgz" || return 1
+  sha=$(sha256sum <"$W/$c2.tgz" | cut -c1-64); size=$(stat -c %s "$W/$c2.tgz")
+  jq -nc --arg s "$sha" --argjson z "$size" '{format: 1, cluster: "x", name: "x/y", method: "aof", file: "appendonlydir.tar.gz", size: $z, sha256: $s}' | objtool "$p" put "$man" || return 1
+  restore_start "$p" "$pod2" "$c2" "$NS/mal" "$man" "$path"
+  poll 30 eq failed jst "$pod2" .restore.phase || { jst "$pod2" .restore; return 1; }
+  jst "$pod2" .restore.error >"$W/$c2.err"
+  case $kind in
+    symlink) grep -q 'appendonlydir/appendonly.aof.1.base.rdb: a symbolic link' "$W/$c2.err" ;;
+    dotdot) grep -q 'appendonlydir/../../escaped: a "\.\." path component' "$W/$c2.err" ;;
+    outside) grep -q 'archive entry escaped: outside appendonlydir' "$W/$c2.err" ;;
+  esac || { cat "$W/$c2.err"; return 1; }
+  is "$pod2" .ready false && is "$pod2" .server.pid null || return 1
+  [ -z "$(ls -A "$W/$pod2/data/" | grep -v '^redis\.conf$\|^redis-operator\.')" ] || { ls -la "$W/$pod2/data/"; return 1; }
+  [ ! -e "$W/escaped" ] && [ ! -e "$W/$pod2/escaped" ] || return 1
+  stop_mgr "$pod2" >/dev/null
+}
+
+aof_restore_refused_appendonly_off() { # P: an aof backup into a cluster that runs appendonly no
+  local p=$1 c pod path name c2="an$RANDOM" pod2; store_env "$p"; read -r c pod path name <"$W/aof-$p" || return 1
+  pod2=$c2-0
+  restore_start "$p" "$pod2" "$c2" "$name" "$path/$c/$name/manifest.json" "$path" emptyDir
+  poll 30 eq failed jst "$pod2" .restore.phase || return 1
+  jst "$pod2" .restore.error | grep -q 'is method aof and this cluster runs with appendonly no' || { jst "$pod2" .restore.error; return 1; }
+  is "$pod2" .server.pid null || return 1
+  stop_mgr "$pod2" >/dev/null
+}
+
 backup_suite() {
   local p
   make -s BUILD="$BUILD" "$BUILD/test/objtool" >/dev/null || { check_fail "cannot build objtool"; return; }
   check "backup: a manager restarted during a backup reports it failed, retryable" backup_restart_recovers
-  for p in s3 azure; do
+  [ "${BACKUP_ONLY:-}" = aof ] || for p in s3 azure; do
     [ -f "build/env/$p.env" ] || { check_fail "backup $p: build/env/$p.env missing"; continue; }
-    check "backup $p: BGSAVE streamed, manifest last, idempotent POST; restore into a new cluster has every key" backup_roundtrip "$p" || continue
+    check "backup $p: BGSAVE streamed, manifest last, idempotent POST; restore into a new cluster has every key" backup_roundtrip "$p" 3>&1 || continue
     check "backup $p: a wrong credential fails, not retryable, the Code named, never logged" backup_wrong_credentials "$p"
     check "backup $p: unreachable storage fails retryable after retries" backup_unreachable "$p"
     check "backup $p: a second backup while one runs is 409 naming it" backup_conflict "$p"
     check "restore $p: a corrupt dump is refused, the server never started, retried" restore_refuses "$p" corrupt
     check "restore $p: a missing manifest is refused, the server never started" restore_refuses "$p" missing
   done
+  for p in s3 azure; do
+    [ -f "build/env/$p.env" ] || continue
+    check "backup $p aof: BGREWRITEAOF, appendonlydir as tar.gz; restore has every key acknowledged before, no gap" aof_roundtrip "$p" 3>&1 || continue
+    check "restore $p aof: into a cluster with appendonly no is refused, the server never started" aof_restore_refused_appendonly_off "$p"
+    for k in symlink dotdot outside; do
+      check "restore $p aof: an archive with a $k entry is refused naming it, nothing written" aof_malicious "$p" "$k"
+    done
+  done
+  check "backup aof: appendonly no (emptyDir) is refused naming spec.method, not retryable" aof_refused_appendonly_off s3
   store_env s3; objtool s3 rm "it-$$/" >/dev/null 2>&1
   store_env azure; objtool azure rm "it-$$/" >/dev/null 2>&1
 }

@@ -6,6 +6,10 @@
 #   fence_busy        the server busy in a script when the Lease is lost
 #   switchover_slow_api  the old primary's API server slower than its lease client's
 #                     timeout during a switchover (its pause used to expire mid-hand-over)
+#   handover_stop     the primary's manager SIGTERMed (a pod deletion): with its replicas
+#                     caught up it hands over (Lease released before the server's stop);
+#                     with one replica's server frozen it does not, and holds the Lease
+#                     until its server stopped (instance/handover.h)
 # Each asserts what a client sees: no write gets +OK from an instance that lost the
 # right to be primary.
 
@@ -138,6 +142,39 @@ switchover_slow_api() { # CLUSTER
   is "$c-1" .fenced true && is "$c-2" .role replica
 }
 
+handover_log() { grep "component=handover" "$W/$1/log" | tail -1; }
+handover_stop() { # CLUSTER
+  local c=$1 d=$1-b rc line frozen t0 i
+  # caught up: a hand-over, every write kept
+  mkcluster "$c" redis 3 >/dev/null; set_primary "$c" "$c-1" >/dev/null
+  mkpod "$c-1" "$c" >/dev/null; start_mgr "$c-1" "$c"; poll 20 ready "$c-1" || return 1
+  for i in 2 3; do mkpod "$c-$i" "$c" >/dev/null; start_mgr "$c-$i" "$c"; done
+  poll 20 ready "$c-2" && poll 20 ready "$c-3" || return 1
+  ucli "$c-1" default "$DEFPW" SET hand:over 1 >/dev/null
+  rc=$(stop_mgr "$c-1"); line=$(handover_log "$c-1")
+  [ "$rc" = 0 ] && [[ $line == *'msg="handed over"'* ]] && [[ $line == *replicasCaughtUp=2/2* ]] &&
+    [[ $line != *leaseReleasedMs=-* ]] || { echo "exit $rc; $line"; return 1; }
+  [ -z "$(lease_holder "$c")" ] || { echo "lease held by $(lease_holder "$c")"; return 1; }
+  for i in 2 3; do [ "$(ucli "$c-$i" default "$DEFPW" GET hand:over)" = 1 ] || return 1; done
+  echo "info instance: hand-over: $line" >&3
+  # a replica's server frozen: no hand-over, the Lease held until the server stopped
+  mkcluster "$d" redis 2 >/dev/null; set_primary "$d" "$d-1" >/dev/null
+  mkpod "$d-1" "$d" >/dev/null; start_mgr "$d-1" "$d"; poll 20 ready "$d-1" || return 1
+  mkpod "$d-2" "$d" >/dev/null; start_mgr "$d-2" "$d"; poll 20 ready "$d-2" || return 1
+  poll 10 eq 1 eval "ucli $d-1 default $DEFPW WAIT 1 500" || return 1
+  frozen=$(server_pid "$d-2"); kill -STOP "$frozen"
+  ucli "$d-1" default "$DEFPW" SET not:caught 1 >/dev/null
+  t0=$(date +%s%N); kill -TERM "$(mgr_pid "$d-1")"
+  sleep 1 # inside the drain's bound (shutdown-timeout 10 s: 2.5 s)
+  [ "$(lease_holder "$d")" = "$d-1" ] || { kill -CONT "$frozen"; echo "lease released early: '$(lease_holder "$d")'"; return 1; }
+  poll 30 test -s "$W/$d-1/exit"; rc=$(cat "$W/$d-1/exit"); kill -CONT "$frozen"
+  line=$(handover_log "$d-1")
+  [ "$rc" = 0 ] && [[ $line == *'msg="no hand-over: stopping as before"'* ]] &&
+    [[ $line == *replicasCaughtUp=0/1* ]] || { echo "exit $rc; $line"; return 1; }
+  poll 5 eq "" lease_holder "$d" || return 1
+  echo "info instance: no hand-over (replica frozen): stopped in $((($(date +%s%N) - t0) / 1000000)) ms; $line" >&3
+}
+
 safety_suite() {
   check "switchover with REPLICAOF refused on the old primary: it stays fenced, then is repointed" \
     demotion_refused "s$RANDOM"
@@ -147,4 +184,6 @@ safety_suite() {
     fence_busy "y$RANDOM"
   check "switchover with the old primary's API server too slow for its lease: its pause holds" \
     switchover_slow_api "w$RANDOM"
+  check "primary's manager SIGTERMed: a hand-over with its replicas caught up, none with one frozen" \
+    handover_stop "h$RANDOM" 3>&1
 }

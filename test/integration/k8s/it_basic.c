@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "it.h"
+#include "api/resources.h"
 #include "lib/jsonx.h"
 #include "lib/k8s/events.h"
 #include "lib/k8s/multi.h"
@@ -214,28 +215,28 @@ int check_status(struct it *t)
 	                   "RedisCluster", "metadata", "name", "cache", "spec", "mode",
 	                   "standalone", "instances", 1);
 	err_clear(&e);
-	if (k8s_create(t->client, &k8s_res_redisclusters, t->ns, rc_obj, NULL, &got, &e)) {
+	if (k8s_create(t->client, &api_res_redisclusters, t->ns, rc_obj, NULL, &got, &e)) {
 		it_fail(t, "create RedisCluster: %s", e.msg);
 		goto out;
 	}
 	spec_before = json_incref(json_object_get(got, "spec"));
 	patch = json_pack("{s:{s:s}}", "status", "phase", "Testing");
-	if (k8s_patch(t->client, &k8s_res_redisclusters, t->ns, "cache", "status", K8S_PATCH_MERGE,
+	if (k8s_patch(t->client, &api_res_redisclusters, t->ns, "cache", "status", K8S_PATCH_MERGE,
 	              patch, NULL, NULL, &e))
 		it_fail(t, "status patch: %s", e.msg);
 	json_decref(patch);
 	/* the main resource ignores status; the status subresource ignores spec */
 	json_decref(got);
 	got = NULL;
-	k8s_get(t->client, &k8s_res_redisclusters, t->ns, "cache", &got, &e);
+	k8s_get(t->client, &api_res_redisclusters, t->ns, "cache", &got, &e);
 	json_object_set_new(got, "status", json_pack("{s:s}", "phase", "Ignored"));
 	json_object_set_new(json_object_get(got, "spec"), "instances", json_integer(2));
-	if (k8s_replace(t->client, &k8s_res_redisclusters, t->ns, "cache", "status", got, NULL,
+	if (k8s_replace(t->client, &api_res_redisclusters, t->ns, "cache", "status", got, NULL,
 	                NULL, &e))
 		it_fail(t, "status replace: %s", e.msg);
 	json_decref(got);
 	got = NULL;
-	k8s_get(t->client, &k8s_res_redisclusters, t->ns, "cache", &got, &e);
+	k8s_get(t->client, &api_res_redisclusters, t->ns, "cache", &got, &e);
 	if (strcmp(str_at(got, "status.phase"), "Ignored") ||
 	    !json_equal(json_object_get(got, "spec"), spec_before))
 		it_fail(t, "after status writes: phase '%s', spec changed: %s",

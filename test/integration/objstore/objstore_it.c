@@ -12,8 +12,10 @@
  * emptied at the end.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,6 +30,8 @@
 #define MIB       (1u << 20)
 #define BIG_SIZE  (40ull * MIB)
 #define RSS_SLACK (6ull * MIB) /* heap and libcurl besides the part buffer */
+#define FILE_SIZE (40ull * MIB + 12345)
+#define FILE_RSS  (2ull * MIB) /* objstore_put_file: a 64 KiB chunk, no part buffer */
 
 static const char *suite;
 static bool azure;
@@ -185,6 +189,289 @@ static long long vm_hwm_kib(void)
 }
 
 /* ---- checks ------------------------------------------------------------------------ */
+
+/* A file of size bytes of the generator's stream, unlinked (the fd keeps it). */
+static int gen_file(uint64_t size, char sha[OBJSTORE_SHA256_HEX])
+{
+	char path[] = "/tmp/objstore-it-XXXXXX";
+	static unsigned char chunk[64 << 10];
+	int fd = mkstemp(path);
+	struct gen g;
+
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	gen_init(&g, size, 0);
+	for (ssize_t n; (n = gen_read(&g, chunk, sizeof(chunk), NULL)) > 0;)
+		if (write(fd, chunk, (size_t)n) != n) {
+			close(fd);
+			fd = -1;
+			break;
+		}
+	gen_hex(&g, sha);
+	return fd;
+}
+
+/* First of all the checks, so that no earlier part buffer hides its peak RSS. */
+static void check_put_file(struct objstore *os)
+{
+	struct objstore_put_result res = { 0 };
+	struct objstore_get_result get = { 0 };
+	struct objstore_err oe;
+	struct sink s = { 0 };
+	char key[256], want[OBJSTORE_SHA256_HEX];
+	int fd = gen_file(FILE_SIZE, want);
+	long long before = vm_hwm_kib(), after;
+	int rc;
+
+	key_of(key, sizeof(key), "file.rdb");
+	rc = fd < 0 ? -EIO : objstore_put_file(os, key, fd, NULL, &res, &oe);
+	after = vm_hwm_kib();
+	result(rc == 0 && res.size == FILE_SIZE && strcmp(res.sha256, want) == 0 && res.parts == 6,
+	       "upload a 40 MiB file from the file", "%s; %u parts, sha256 %.12s…",
+	       rc ? oe.err.msg : "sent", res.parts, res.sha256);
+	result(rc == 0 && after - before <= (long long)FILE_RSS / 1024,
+	       "peak RSS of a file upload without a part buffer",
+	       "VmHWM %lld KiB before, %lld KiB after: +%lld KiB (bound %llu KiB)", before, after,
+	       after - before, FILE_RSS / 1024);
+	rc = rc ? rc : objstore_get_stream(os, key, sink_write, &s, &get, &oe);
+	result(rc == 0 && get.size == FILE_SIZE && strcmp(get.sha256, want) == 0,
+	       "file upload read back, SHA-256 matches the file's", "%s",
+	       rc ? oe.err.msg : get.sha256);
+	objstore_delete(os, key, NULL);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void check_file_edges(struct objstore *os)
+{
+	static const uint64_t sizes[] = { 0, 1, 8 * MIB, 8 * MIB + 1 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct objstore_put_result put = { 0 };
+		struct objstore_get_result get = { 0 };
+		struct objstore_err oe;
+		struct sink s = { 0 };
+		char key[256], name[64], want[OBJSTORE_SHA256_HEX];
+		int fd = gen_file(sizes[i], want), rc;
+
+		snprintf(name, sizeof(name), "file-edge/%" PRIu64, sizes[i]);
+		key_of(key, sizeof(key), name);
+		rc = fd < 0 ? -EIO : objstore_put_file(os, key, fd, NULL, &put, &oe);
+		if (!rc)
+			rc = objstore_get_stream(os, key, sink_write, &s, &get, &oe);
+		snprintf(name, sizeof(name), "file round trip of %" PRIu64 " bytes", sizes[i]);
+		result(rc == 0 && get.size == sizes[i] && strcmp(get.sha256, want) == 0 &&
+		               strcmp(put.sha256, want) == 0,
+		       name, "%s; %u part(s)", rc ? oe.err.msg : "read back", rc ? 0 : put.parts);
+		objstore_delete(os, key, NULL);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* A cancelled file upload and a descriptor that is not a file leave nothing. */
+static void check_file_refusals(struct objstore *os)
+{
+	atomic_bool cancel = true;
+	struct objstore_err oe;
+	char key[256], want[OBJSTORE_SHA256_HEX];
+	int fd = gen_file(20 * MIB, want), pipefd[2] = { -1, -1 }, rc, head;
+
+	key_of(key, sizeof(key), "file-cancelled.rdb");
+	rc = fd < 0 ? -EIO : objstore_put_file(os, key, fd, &cancel, NULL, &oe);
+	head = objstore_head(os, key, NULL, NULL);
+	result(rc == -ECANCELED && head == -ENOENT, "cancelled file upload: ECANCELED, no object",
+	       "%s", oe.err.msg);
+	if (pipe(pipefd) == 0)
+		rc = objstore_put_file(os, key, pipefd[0], NULL, NULL, &oe);
+	head = objstore_head(os, key, NULL, NULL);
+	result(rc == -EINVAL && head == -ENOENT && strstr(oe.err.msg, "regular file"),
+	       "a pipe is refused by put_file", "%s", oe.err.msg);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* put_stream with spool_dir: the part in a file, not in memory. */
+static void check_stream_spooled(void)
+{
+	struct objstore_config cfg = base;
+	struct objstore_put_result res = { 0 };
+	struct objstore_get_result get = { 0 };
+	struct objstore_err oe;
+	struct objstore *os;
+	struct sink s = { 0 };
+	struct gen g;
+	char key[256], want[OBJSTORE_SHA256_HEX];
+	long long before, after;
+	int rc;
+
+	cfg.spool_dir = "/tmp";
+	os = open_store(&cfg);
+	key_of(key, sizeof(key), "spooled.rdb");
+	gen_init(&g, BIG_SIZE + 777, 0);
+	before = vm_hwm_kib();
+	rc = objstore_put_stream(os, key, gen_read, &g, &res, &oe);
+	after = vm_hwm_kib();
+	gen_hex(&g, want);
+	result(rc == 0 && res.size == BIG_SIZE + 777 && strcmp(res.sha256, want) == 0 &&
+	               res.parts == 6,
+	       "upload 40 MiB streamed through a spool file", "%s; %u parts, sha256 %.12s…",
+	       rc ? oe.err.msg : "sent", res.parts, res.sha256);
+	result(rc == 0 && after - before <= (long long)FILE_RSS / 1024,
+	       "peak RSS of a spooled stream upload without a part buffer",
+	       "VmHWM %lld KiB before, %lld KiB after: +%lld KiB (bound %llu KiB)", before, after,
+	       after - before, FILE_RSS / 1024);
+	rc = rc ? rc : objstore_get_stream(os, key, sink_write, &s, &get, &oe);
+	result(rc == 0 && get.size == BIG_SIZE + 777 && strcmp(get.sha256, want) == 0,
+	       "spooled upload read back, SHA-256 matches the stream's", "%s",
+	       rc ? oe.err.msg : get.sha256);
+	objstore_delete(os, key, NULL);
+	objstore_free(os);
+}
+
+/* A file written by a thread while put_growing uploads it. */
+struct grower {
+	int fd;
+	uint64_t size, fail_at; /* fail_at: the writer fails there (0: never) */
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint64_t written;
+	bool done, failed;
+	unsigned waits_open; /* avail answers given while the writer was not done */
+	uint64_t sent;       /* the last "sent" avail was given */
+	bool sent_wrong;     /* not a part boundary, or going backwards */
+};
+
+static void *grower_main(void *arg)
+{
+	struct grower *gr = arg;
+	static unsigned char chunk[256 << 10];
+	struct gen g;
+
+	gen_init(&g, gr->size, 0);
+	for (ssize_t n; (n = gen_read(&g, chunk, sizeof(chunk), NULL)) > 0;) {
+		bool fail = gr->fail_at && gr->written + (uint64_t)n > gr->fail_at;
+
+		if (!fail && write(gr->fd, chunk, (size_t)n) != n)
+			fail = true;
+		pthread_mutex_lock(&gr->mu);
+		if (!fail)
+			gr->written += (uint64_t)n;
+		gr->failed = fail;
+		gr->done = fail;
+		pthread_cond_broadcast(&gr->cv);
+		pthread_mutex_unlock(&gr->mu);
+		if (fail)
+			break;
+		usleep(2000); /* a writer slower than the page cache */
+	}
+	{
+		char hex[OBJSTORE_SHA256_HEX];
+
+		gen_hex(&g, hex);
+	}
+	pthread_mutex_lock(&gr->mu);
+	gr->done = true;
+	pthread_cond_broadcast(&gr->cv);
+	pthread_mutex_unlock(&gr->mu);
+	return NULL;
+}
+
+static int grower_avail(void *ctx, uint64_t sent, uint64_t want, uint64_t *have, bool *final,
+                        struct err *e)
+{
+	struct grower *gr = ctx;
+	int rc = 0;
+
+	if (sent < gr->sent || sent % OBJSTORE_PART_SIZE_DEFAULT || sent >= want)
+		gr->sent_wrong = true;
+	gr->sent = sent;
+
+	pthread_mutex_lock(&gr->mu);
+	while (!gr->done && gr->written < want)
+		pthread_cond_wait(&gr->cv, &gr->mu);
+	*have = gr->written;
+	*final = gr->done;
+	gr->waits_open += !gr->done;
+	if (gr->failed)
+		rc = err_set(e, -EPIPE, "the writer failed at %" PRIu64 " bytes", gr->written);
+	pthread_mutex_unlock(&gr->mu);
+	return rc;
+}
+
+static int grow_upload(struct objstore *os, const char *key, struct grower *gr,
+                       struct objstore_put_result *res, struct objstore_err *oe)
+{
+	char path[] = "/tmp/objstore-it-grow-XXXXXX";
+	pthread_t t;
+	int rc;
+
+	gr->fd = mkstemp(path);
+	if (gr->fd < 0)
+		return -EIO;
+	unlink(path);
+	pthread_mutex_init(&gr->mu, NULL);
+	pthread_cond_init(&gr->cv, NULL);
+	pthread_create(&t, NULL, grower_main, gr);
+	rc = objstore_put_growing(os, key, gr->fd, grower_avail, gr, NULL, res, oe);
+	pthread_join(t, NULL);
+	close(gr->fd);
+	return rc;
+}
+
+/* put_growing follows a writer: parts sent while it writes, the whole file's digest. */
+static void check_put_growing(struct objstore *os)
+{
+	static const uint64_t sizes[] = { 20 * MIB + 5, 8 * MIB, 0 };
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct grower gr = { .size = sizes[i] };
+		struct objstore_put_result res = { 0 };
+		struct objstore_get_result get = { 0 };
+		struct objstore_err oe;
+		struct sink s = { 0 };
+		struct gen g;
+		char key[256], name[96], want[OBJSTORE_SHA256_HEX], tmp[64 << 10];
+		unsigned parts = (unsigned)objstore_parts_for(sizes[i], OBJSTORE_PART_SIZE_DEFAULT);
+		int rc;
+
+		gen_init(&g, sizes[i], 0);
+		while (gen_read(&g, tmp, sizeof(tmp), NULL) > 0)
+			;
+		gen_hex(&g, want);
+		snprintf(name, sizeof(name), "growing/%" PRIu64, sizes[i]);
+		key_of(key, sizeof(key), name);
+		rc = grow_upload(os, key, &gr, &res, &oe);
+		if (!rc)
+			rc = objstore_get_stream(os, key, sink_write, &s, &get, &oe);
+		snprintf(name, sizeof(name),
+		         "growing file of %" PRIu64 " bytes uploaded behind its writer", sizes[i]);
+		result(rc == 0 && res.size == sizes[i] && strcmp(res.sha256, want) == 0 &&
+		               strcmp(get.sha256, want) == 0 && res.parts == parts &&
+		               (sizes[i] <= OBJSTORE_PART_SIZE_DEFAULT || gr.waits_open > 0) &&
+		               !gr.sent_wrong &&
+		               gr.sent == (uint64_t)(parts - 1) * OBJSTORE_PART_SIZE_DEFAULT,
+		       name, "%s; %u part(s), %u while the writer ran, last sent mark %" PRIu64,
+		       rc ? oe.err.msg : "read back", res.parts, gr.waits_open, gr.sent);
+		objstore_delete(os, key, NULL);
+	}
+	{
+		struct grower gr = { .size = 30 * MIB, .fail_at = 18 * MIB };
+		struct objstore_err oe;
+		char key[256];
+		int rc, head;
+
+		key_of(key, sizeof(key), "growing/failed");
+		rc = grow_upload(os, key, &gr, NULL, &oe);
+		head = objstore_head(os, key, NULL, NULL);
+		result(rc == -EPIPE && head == -ENOENT && strstr(oe.err.msg, "writer failed"),
+		       "growing file whose writer fails: upload aborted, no object", "%d %s", rc,
+		       oe.err.msg);
+	}
+}
 
 static char big_sha[OBJSTORE_SHA256_HEX];
 
@@ -490,6 +777,11 @@ int main(int argc, char **argv)
 	config_from_env();
 	snprintf(prefix, sizeof(prefix), "objstore-it/%ld-%ld/", (long)getpid(), (long)time(NULL));
 	os = open_store(&base);
+	check_put_file(os);
+	check_file_edges(os);
+	check_file_refusals(os);
+	check_stream_spooled();
+	check_put_growing(os);
 	check_upload_40mib(os);
 	check_head_and_download(os);
 	check_list(os);

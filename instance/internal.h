@@ -1,12 +1,12 @@
 /*
- * inst: the instance manager's context and the internal API between its files.
+ * internal: the instance manager's context and the internal API between its files.
  * Not a public header: only the instance manager's own .c files include it.
  *
  * Threads and what they own (STYLE.md "Concurrency"):
  *  - main = the supervisor (supervisor.c, ops.c): signals (signalfd), reaping every
  *    child (it is PID 1), starting/stopping/restarting the server, the boot decision,
  *    executing every mutation posted by HTTP handlers (queue + eventfd), secret
- *    polling. It owns `ctl`, the hiredis connection used for mutations, and every
+ *    polling. It owns `server_conn`, the hiredis connection used for mutations, and every
  *    field below marked [sup].
  *  - poller (poller.c): polls INFO over its own connection and writes the snapshot.
  *  - lease driver + lease watchdog (lease.c): renew the primary Lease every
@@ -18,8 +18,8 @@
  *    API's TLS files while HTTPS is off and restarts the API daemon when they are there.
  * Fields marked [mu] are guarded by `mu`; [const] are set before any thread starts.
  */
-#ifndef REDIS_OPERATOR_INSTANCE_INST_H
-#define REDIS_OPERATOR_INSTANCE_INST_H
+#ifndef REDIS_OPERATOR_INSTANCE_INTERNAL_H
+#define REDIS_OPERATOR_INSTANCE_INTERNAL_H
 
 #include <limits.h>
 #include <pthread.h>
@@ -30,6 +30,7 @@
 
 #include "instance/acl.h"
 #include "instance/request.h"
+#include "instance/sentinel_vote.h"
 #include "instance/settings.h"
 #include "instance/spec.h"
 #include "instance/status.h"
@@ -52,6 +53,8 @@
 
 struct MHD_Connection;
 struct inst_http;
+struct inst_sentinel_api;
+struct inst_sentinels;
 struct inst_backup;
 struct inst_restore;
 
@@ -78,6 +81,13 @@ struct inst_creds {
 	struct inst_pwset operator_cur, operator_all;
 	size_t nusers;
 	struct inst_user_pw *users;
+	/* <acl-dir>/acl as read (NULL: no file); holds passwords: free_secret */
+	char *acl_text;
+	size_t acl_len;
+	/* acl_text went through inst_acl_file_apply (applied or refused); until then
+	 * inst_creds_refresh says "changed" at every call, so the file reaches a server
+	 * started after it was read (the first boot renders none of it) */
+	bool acl_applied;
 	uint64_t stamp; /* of the files they were read from */
 };
 
@@ -115,7 +125,7 @@ struct inst {
 	int64_t lease_observe_at; /* not primary: next read of the primary Lease */
 	bool server_tls;          /* the config last written enables TLS */
 	uint64_t tls_stamp;       /* inst_tls_stamp() when the server last loaded its TLS files */
-	struct vk_conn *ctl;
+	struct vk_conn *server_conn; /* the supervisor's connection to the server: every mutation */
 	int sigfd, evfd;
 	int exit_code;
 
@@ -151,6 +161,26 @@ struct inst {
 	struct inst_http *http;       /* http.c: the daemons and their helper thread */
 	struct inst_backup *backup;   /* backup.c: POST /v1/backup and its thread */
 	struct inst_restore *restore; /* restore.c: the start-up restore and its thread */
+	struct inst_sentinels *sen;   /* sentinel_follow.c: spec.mode sentinel [sup] */
+	const struct inst_sentinel_api *sentinel_api; /* --role sentinel [const after start] */
+	/* sentinel_follow.c: booted standalone, may move to sentinel mode [sup] */
+	struct inst_sentinels *sen_move;
+};
+
+/* --role sentinel: what http.c's API daemon serves from sentinel_run.c instead of the
+ * data role's snapshot (GET /v1/status, /readyz). Its ops (INST_OP_SENTINEL_*) are
+ * authorized and posted like the data role's mutations (inst_post), and run by the
+ * sentinel loop. Both callbacks run on the daemon's thread and must not block. */
+struct inst_sentinel_api {
+	void *ctx;
+	char *(*status)(void *ctx); /* the JSON body (malloc'd) */
+	bool (*ready)(void *ctx);
+};
+
+/* A sentinel pod's address (kube.c). */
+struct inst_sentinel_addr {
+	char host[INST_HOST_MAX + 1];
+	int port;
 };
 
 /* --- secrets.c --------------------------------------------------------------------- */
@@ -162,13 +192,23 @@ uint64_t inst_tls_stamp(const struct inst_settings *s);
 /* cur takes fresh's passwords; the "all" sets keep cur's old ones. fresh is consumed. */
 void inst_creds_merge(struct inst_creds *cur, struct inst_creds *fresh);
 /* Re-read the files if their stamp moved since cur was loaded and merge them into cur:
- * 1 when cur took new passwords, 0 when nothing changed, <0 when they changed but cannot
+ * 1 when cur took new passwords (or holds an ACL file not applied yet), 0 when nothing
+ * changed, <0 when they changed but cannot
  * be read (cur keeps its passwords; the next change of the files retries). */
 int inst_creds_refresh(const struct inst_settings *s, struct inst_creds *cur, struct err *e);
 void inst_creds_drop_old(struct inst_creds *c);
 /* The password set of a spec user (every valid one), or NULL when it has no files. */
 const struct inst_pwset *inst_creds_user(const struct inst_creds *c, const char *name);
 void inst_creds_release(struct inst_creds *c);
+
+/* --- acl_apply.c ------------------------------------------------------------------- */
+/* spec.aclConfigSecret's users: the file in in->creds, checked against d's spec.users and
+ * tried line by line on the server, replaces d->acl when all of it is accepted (refused:
+ * logged, d->acl stays); then d->acl's users are set (ACL SETUSER), those spec.users
+ * defines excepted. <0 only when the server fails a user. Supervisor thread. */
+int inst_acl_file_apply(struct inst *in, struct inst_desired *d, struct err *e);
+/* True when name is one of d->acl's users and spec.users does not define it. */
+bool inst_acl_file_wants(const struct inst_desired *d, const char *name);
 
 /* --- server.c ---------------------------------------------------------------------- */
 int inst_server_find(const char *override, enum vk_engine want, char *out, size_t len,
@@ -193,6 +233,11 @@ int inst_kube_cluster(struct inst *in, struct inst_spec *out, struct err *e);
 int inst_kube_pod_addr(struct inst *in, const char *pod, char *host, size_t hlen, int *port,
                        int *http_port, struct err *e);
 int inst_kube_other_pods(struct inst *in, bool *out, struct err *e);
+/* The sentinel pods of the cluster (labels redis.io/cluster and redis.io/role=sentinel,
+ * an IP, not being deleted): their IP and container port "sentinel" (default 26379).
+ * At most max; *n the number written. */
+int inst_kube_sentinels(struct inst *in, struct inst_sentinel_addr *out, size_t max, size_t *n,
+                        struct err *e);
 
 /* --- lease.c ----------------------------------------------------------------------- */
 int inst_lease_init(struct inst *in, struct err *e);
@@ -222,6 +267,10 @@ int inst_fence_now(struct inst *in, struct vk_conn *c, const char *reason, int64
 /* --- ops.c ------------------------------------------------------------------------- */
 /* Executes one posted mutation; fills cmd->status and cmd->body. */
 void inst_ops_execute(struct inst *in, struct inst_cmd *cmd);
+/* Removes the fence marker and the snapshot's fenced / primaryCrashed. */
+void inst_clear_fenced(struct inst *in);
+/* The manager's wanted role (and master, for a replica) and the snapshot's state. */
+void inst_become(struct inst *in, enum inst_state st, const char *host, int port, const char *why);
 /* Applies the desired live config and users to the running server (CONFIG SET, ACL
  * SETUSER, CONFIG REWRITE); fills restart (may be NULL) with what needs a restart. */
 int inst_apply_live(struct inst *in, const struct inst_desired *old, struct inst_strv *restart,
@@ -235,6 +284,9 @@ int inst_run(struct inst *in);
 bool inst_is_fenced(struct inst *in);
 /* Queues a command for the supervisor: false when shutting down (answer 503 then). */
 bool inst_post(struct inst *in, struct inst_cmd *cmd);
+/* The next queued command, or NULL (clears the eventfd's count first; a failed read is
+ * logged under component). The role's loop runs it, then inst_http_complete. */
+struct inst_cmd *inst_take(struct inst *in, const char *component);
 /* Answers every queued command with 503 (shutdown; after `stopping` is set). */
 void inst_drain_commands(struct inst *in);
 /* Renders and writes the config for the wanted role; updates the config hash. */
@@ -250,6 +302,31 @@ void inst_set_state(struct inst *in, enum inst_state st, const char *reason);
 void inst_share_password(struct inst *in);
 /* A fresh connection as the operator user: unix socket (host NULL) or TCP. */
 struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int timeout_ms);
+
+/* --- sentinel_follow.c: spec.mode sentinel (docs/sentinel.md) ---------------------- */
+/* Sets up in->sen when the cluster is in sentinel mode (after the first spec read). */
+void inst_sentinel_follow_init(struct inst *in);
+/* Boot: asks the sentinel pods; 0 when there is none (the boot table decides as in the
+ * other modes), else their number, with t filled. */
+size_t inst_sentinel_boot_tally(struct inst *in, struct inst_sentinel_tally *t);
+/* Boot decided HOLD: the server is not started until the sentinels name another. */
+void inst_sentinel_hold(struct inst *in, const char *why);
+/* The server crashed as primary (after primary_crashed): true when sentinel mode holds
+ * it down instead of the parked restart. */
+bool inst_sentinel_crashed(struct inst *in);
+bool inst_sentinel_holding(const struct inst *in);
+/* The Lease was lost: in sentinel mode that fence lifts itself once a majority of the
+ * sentinels names this server again. */
+void inst_sentinel_lease_lost(struct inst *in);
+/* Every tick: ask the sentinels (at its own interval) and follow them; a manager that
+ * booted standalone re-reads spec.mode and starts following them once the cluster moved
+ * to sentinel mode and a majority names a master (sentinel_move.h). */
+void inst_sentinel_step(struct inst *in);
+void inst_sentinel_follow_free(struct inst *in);
+/* POST /v1/switchover in this mode (docs/sentinel.md "Planned switchover"): writes
+ * paused, every replica at the primary's offset, then SENTINEL FAILOVER; the pause ends
+ * when the server is demoted (or at failoverTimeout + 5 s). Fills cmd's answer. */
+void inst_sentinel_switchover(struct inst *in, struct inst_cmd *cmd);
 
 /* --- poller.c ---------------------------------------------------------------------- */
 int inst_poller_start(struct inst *in, struct err *e);

@@ -1,19 +1,19 @@
 /*
- * model: the controller's pure data model. A reconcile gathers what it observed about
- * one RedisCluster into a `struct ctl_view` (the decoded cluster, its pods with their
- * instance managers' last /v1/status, its PVCs and other children, the primary Lease,
- * the persisted failover state, the time); the planner (plan.h) turns a view into a
- * `struct ctl_plan`: an ordered list of actions and the status to write; the applier
- * (apply.c) executes the actions. Only the applier and the reconciler do I/O, so views
- * are built by hand in the unit tests.
+ * view: what one reconcile observed about one RedisCluster, as the pure parts read it.
+ * A `struct ctl_view` holds the decoded cluster, its pods with their instance managers'
+ * last /v1/status (struct ctl_inst, parsed by ctl_inst_parse), its PVCs and other
+ * children, the primary Lease, the persisted failover state (read by
+ * controller/failover_state.h), the time; the planner (plan.h) turns a view into a plan
+ * of actions (actions.h), the applier (apply.c) executes them. Only the applier and the
+ * reconciler do I/O, so views are built by hand in the unit tests. Also here: the labels,
+ * annotations and limits every part shares.
  *
  * Ownership: a view borrows everything it points to (the reconciler keeps the JSON
- * alive for the view's life); strings inside struct ctl_inst are arrays (a copy). A
- * plan owns its actions (ctl_plan_release). Pure functions; any thread, one view per
- * thread at a time.
+ * alive for the view's life); strings inside struct ctl_inst and struct ctl_failover are
+ * arrays (a copy). Pure functions; any thread, one view per thread at a time.
  */
-#ifndef REDIS_OPERATOR_CONTROLLER_MODEL_H
-#define REDIS_OPERATOR_CONTROLLER_MODEL_H
+#ifndef REDIS_OPERATOR_CONTROLLER_VIEW_H
+#define REDIS_OPERATOR_CONTROLLER_VIEW_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -24,7 +24,6 @@
 #include "api/ports.h"
 #include "api/rediscluster.h"
 #include "lib/err.h"
-#include "lib/k8s/path.h"
 #include "lib/rfc3339.h"
 
 /* Labels and annotations the controller owns (DESIGN.md §3). */
@@ -45,12 +44,14 @@
 #define CTL_SELECTOR_MANAGED  CTL_LABEL_MANAGED_BY "=" CTL_MANAGED_BY
 #define CTL_ROLE_PRIMARY      "primary"
 #define CTL_ROLE_REPLICA      "replica"
+#define CTL_ROLE_SENTINEL     API_INST_ROLE_SENTINEL /* the sentinel pods (controller/sentinel.h) */
 #define CTL_USER_FENCE_REASON "redis.io/fencedInstances"
 
 /* Ports of a data pod (api/ports.h: the instance manager's defaults). */
-#define CTL_PORT_REDIS   API_PORT_SERVER
-#define CTL_PORT_HTTP    API_PORT_HTTP
-#define CTL_PORT_METRICS API_PORT_METRICS
+#define CTL_PORT_REDIS    API_PORT_SERVER
+#define CTL_PORT_HTTP     API_PORT_HTTP
+#define CTL_PORT_METRICS  API_PORT_METRICS
+#define CTL_PORT_SENTINEL API_PORT_SENTINEL
 
 #define CTL_NAME_MAX   253
 #define CTL_REPLID_MAX 48
@@ -81,6 +82,21 @@ struct ctl_inst {
 	long long server_pid;
 	char version[32];
 	char engine[16];
+	/* status.restore (api_inst_restore_state): "" when the manager restores nothing */
+	char restore_phase[CTL_WORD_MAX];
+	char restore_error[API_INST_BACKUP_ERROR_MAX]; /* whole: the manager caps it there */
+	/* a sentinel pod's /v1/status (ctl_inst_parse_sentinel): role is "sentinel" */
+	struct ctl_sentinel_obs {
+		bool has_view; /* the sentinel answered SENTINEL MASTER */
+		char master_host[64];
+		int master_port;
+		char master_status[CTL_WORD_MAX]; /* API_INST_MASTER_* */
+		bool failover_in_progress;
+		bool quorum_ok; /* SENTINEL CKQUORUM */
+		char quorum_reason[CTL_MSG_MAX];
+		long long config_epoch, known_sentinels; /* -1 unknown */
+		long long known_replicas; /* replicas of the master it knows; -1 unknown */
+	} sen;
 };
 
 /*
@@ -92,6 +108,9 @@ struct ctl_inst {
  */
 #define CTL_STATUS_BODY_MAX API_INST_STATUS_BODY_MAX
 int ctl_inst_parse(const char *body, size_t len, struct ctl_inst *out, struct err *e);
+/* The same for a sentinel pod's /v1/status (api_inst_sentinel_status_decode): state,
+ * role ("sentinel"), ready, reason, server_up and the sentinel's view into out->sen. */
+int ctl_inst_parse_sentinel(const char *body, size_t len, struct ctl_inst *out, struct err *e);
 /* True when the poll result is current: seen and the last poll did not fail. */
 bool ctl_inst_ok(const struct ctl_inst *i);
 /* Claims to be a writable primary: state primary, server role primary, not fenced. */
@@ -139,10 +158,12 @@ enum ctl_child {
 	CTL_CHILD_SVC_ANY,
 	CTL_CHILD_PDB_PRIMARY,
 	CTL_CHILD_PDB_REPLICA,
+	CTL_CHILD_PDB_SENTINEL,
 	CTL_CHILD_LEASE,
 	CTL_CHILD_OPERATOR_TLS,     /* <name>-operator-tls (controller/pki.h) */
 	CTL_CHILD_INSTANCE_TLS,     /* <name>-instance-tls */
 	CTL_CHILD_LEADER_ENDPOINTS, /* the EndpointSlice <name>-leader */
+	CTL_CHILD_SVC_SENTINEL,     /* <name>-sentinel (sentinel mode) */
 	CTL_CHILD_COUNT,
 };
 
@@ -158,15 +179,12 @@ struct ctl_lease {
 	enum ctl_lease_state state;
 	char holder[CTL_NAME_MAX + 1];
 	bool ever_acquired; /* acquireTime set or transitions > 0: a primary has run */
+	/* HELD: ms from now until the record expires if nobody renews it (the one rule,
+	 * k8s_lease_judge); the reconciler looks again then when the holder is silent. */
+	int64_t expires_in_ms;
 };
 
-/* status.failover: the persisted state of a failover or switchover in progress (its
- * type, encoder and decoder: struct api_failover_status, api/rediscluster.h). */
-#define CTL_FO_FENCING    API_FAILOVER_FENCING
-#define CTL_FO_PROMOTING  API_FAILOVER_PROMOTING
-#define CTL_FO_SWITCHOVER API_FAILOVER_SWITCHOVER
-#define CTL_FO_RESTART    API_FAILOVER_PRIMARY_RESTART
-
+/* status.failover as the view keeps it (ctl_failover_read, controller/failover_state.h). */
 struct ctl_failover {
 	bool active;
 	char phase[CTL_WORD_MAX];
@@ -176,15 +194,6 @@ struct ctl_failover {
 	char started_at[CTL_TIME_MAX];
 	int64_t started_wall_ms; /* parsed startedAt; 0 when unparsable */
 };
-
-/* Reads status.failover of a RedisCluster object (api_failover_status_decode): 0, with
- * out->active false when it is absent; -EINVAL when it does not decode (out->active
- * false too: the RedisCluster decoder refuses such an object first). */
-int ctl_failover_read(json_t *cluster, struct ctl_failover *out);
-/* fo in phase (a CTL_FO_* name), with to and catch_up (either may be NULL), as the
- * contract's struct for api_failover_status_encode; out borrows fo's strings. */
-void ctl_failover_status(const struct ctl_failover *fo, const char *phase, const char *to,
-                         const char *catch_up, struct api_failover_status *out);
 
 /* Process-wide settings the builders and the planner need. */
 struct ctl_config {
@@ -198,12 +207,33 @@ struct ctl_config {
 	int64_t rotation_grace_ms;      /* a changed auth Secret reaches every pod within this */
 };
 
+/* What the reconciler read for spec.bootstrap.backupName, only while the cluster is not
+ * bootstrapped yet (controller/bootstrap.h judges it). */
+enum ctl_boot_lookup {
+	CTL_BOOT_UNREAD,    /* not looked up (no bootstrap, or done) */
+	CTL_BOOT_FOUND,     /* backup set */
+	CTL_BOOT_NOT_FOUND, /* no RedisBackup of that name in the cluster's namespace */
+	CTL_BOOT_INVALID,   /* it does not decode: error says why */
+};
+
+struct ctl_boot_source {
+	enum ctl_boot_lookup lookup;
+	const struct api_redis_backup *backup; /* FOUND (borrowed) */
+	const char *error;                     /* INVALID */
+	const char *secret;  /* the credentials Secret the restore mounts; NULL: none */
+	bool secret_missing; /* secret named and not found */
+};
+
 struct ctl_view {
 	const struct api_redis_cluster *rc;
 	json_t *obj; /* the RedisCluster as cached */
 	const char *ns, *name;
-	struct ctl_pod *pods;
+	struct ctl_pod *pods; /* the data pods */
 	size_t npods;
+	/* sentinel mode: the sentinel pods (label redis.io/role=sentinel), never in pods;
+	 * their inst is parsed by ctl_inst_parse_sentinel */
+	struct ctl_pod *sentinels;
+	size_t nsentinels;
 	struct ctl_pvc *pvcs;
 	size_t npvcs;
 	json_t *child[CTL_CHILD_COUNT];
@@ -212,11 +242,17 @@ struct ctl_view {
 	/* The password of the default user (auth Secret) for the connection Secret; NULL
 	 * when unknown. */
 	const char *password;
+	/* data["ca.crt"] of spec.caSecret (base64) for the connection Secret when server TLS
+	 * is on; NULL otherwise or when unknown. */
+	const char *tls_ca_b64;
 	/* resourceVersion of the auth Secret in use; NULL when unknown. */
 	const char *auth_secret_rv;
 	/* Monotonic ms when this controller first saw that resourceVersion. */
 	int64_t auth_secret_seen_mono;
 	bool auth_secret_missing; /* spec.authSecret names a Secret that does not exist */
+	/* spec.aclConfigSecret's verdict (controller/acl_config.h); NULL: unset or unread */
+	const char *acl_config;
+	bool acl_config_ok;
 	int64_t now_wall_ms, now_mono_ms;
 	/* Rewrite volatile status fields (offsets, lags, lastSeen) even when nothing else
 	 * changed: the reconciler sets it every status refresh period. */
@@ -229,110 +265,15 @@ struct ctl_view {
 	/* Pods and PVCs labelled for the cluster that are not its own (controller/owner.h):
 	 * never in pods/pvcs, only reported. Arrays of names (borrowed); NULL: none. */
 	json_t *foreign_pods, *foreign_pvcs;
+	/* spec.bootstrap.backupName as the reconciler found it (controller/bootstrap.h). */
+	struct ctl_boot_source boot;
 };
 
 /* The pod named name, or NULL. */
 const struct ctl_pod *ctl_view_pod(const struct ctl_view *v, const char *name);
+/* The sentinel pod named name, or NULL. */
+const struct ctl_pod *ctl_view_sentinel(const struct ctl_view *v, const char *name);
 /* The serial in "<cluster>-<serial>", or -1. */
 int ctl_serial_of(const char *cluster, const char *name);
-
-/* --- actions ----------------------------------------------------------------------- */
-
-enum ctl_act_kind {
-	CTL_ACT_CREATE,   /* POST obj */
-	CTL_ACT_PATCH,    /* merge patch obj onto name */
-	CTL_ACT_DELETE,   /* DELETE name */
-	CTL_ACT_STATUS,   /* merge patch obj onto the cluster's status subresource */
-	CTL_ACT_CLUSTER,  /* merge patch obj onto the cluster itself (annotations) */
-	CTL_ACT_INSTANCE, /* POST http://<pod ip>:8000/v1/<op> with obj as the body */
-	CTL_ACT_EVENT,    /* an Event about the cluster */
-};
-
-/* What a successful action also records in the metrics. */
-enum ctl_metric {
-	CTL_METRIC_NONE,
-	CTL_METRIC_FAILOVER,   /* value: duration in ms */
-	CTL_METRIC_SWITCHOVER, /* the instance's answer carries writePauseMs */
-};
-
-/* What the applier generates into a Secret it creates (controller/pki.h). */
-enum ctl_fill_tls {
-	CTL_FILL_TLS_NONE,
-	CTL_FILL_TLS_OPERATOR, /* <name>-operator-tls: new CAs, the controller's certificate */
-	CTL_FILL_TLS_INSTANCE, /* <name>-instance-tls: signed by the operator Secret's CAs */
-};
-
-struct ctl_action {
-	enum ctl_act_kind kind;
-	const struct k8s_resource *res; /* CREATE PATCH DELETE */
-	char *name;                     /* object or pod name */
-	char *ip;                       /* INSTANCE: the pod's address */
-	char *op;                       /* INSTANCE: fence, promote, replicate, ... */
-	json_t *obj;                    /* body, patch or object (owned) */
-	bool optional;                  /* a failure does not stop the plan */
-	bool fill_password;             /* CREATE of a Secret: add a random `password` */
-	enum ctl_fill_tls fill_tls;     /* CREATE of a Secret: generate TLS material */
-	bool ignore_exists;             /* CREATE: AlreadyExists is success */
-	int64_t busy_retry_ms; /* INSTANCE: a 409/503 answer means "not yet": retry after this,
-	                        * without the failure backoff (a promote racing a Lease expiry) */
-	/* Changes roles: polls taken before it succeeded no longer count for role decisions
-	 * (see ctl_view.roles_epoch_mono). */
-	bool new_epoch;
-	enum ctl_metric metric;
-	/* FAILOVER: the wall ms the failover started; the applier writes the duration it
-	 * measures into lastFailover.durationMs and the histogram. */
-	int64_t metric_value;
-	/* EVENT */
-	bool warning;
-	char *reason, *note;
-};
-
-struct ctl_plan {
-	struct ctl_action *acts;
-	size_t n, cap;
-	int64_t requeue_ms;  /* look again after this long; 0: only on changes */
-	const char *phase;   /* the phase the status shows (static text) */
-	const char *waiting; /* what the plan waits for, for logs (static text) */
-	json_t *status;      /* the status the cluster should show (owned; may be NULL) */
-};
-
-void ctl_plan_init(struct ctl_plan *p);
-void ctl_plan_release(struct ctl_plan *p);
-/* Appends a zeroed action of kind and returns it (owned by the plan). */
-struct ctl_action *ctl_plan_add(struct ctl_plan *p, enum ctl_act_kind kind);
-/* Shortcuts; obj is stolen. */
-void ctl_plan_create(struct ctl_plan *p, const struct k8s_resource *res, json_t *obj);
-void ctl_plan_patch(struct ctl_plan *p, const struct k8s_resource *res, const char *name,
-                    json_t *patch);
-void ctl_plan_delete(struct ctl_plan *p, const struct k8s_resource *res, const char *name);
-struct ctl_action *ctl_plan_status(struct ctl_plan *p, json_t *patch);
-struct ctl_action *ctl_plan_instance(struct ctl_plan *p, const struct ctl_pod *pod, const char *op,
-                                     json_t *body);
-void ctl_plan_event(struct ctl_plan *p, bool warning, const char *reason, const char *fmt, ...)
-        __attribute__((format(printf, 4, 5)));
-/* Bodies of POST /v1/<op>, by the contract's encoder (api/instance_v1.h); new
- * references for ctl_plan_instance. */
-json_t *ctl_body_fence(const char *reason);
-json_t *ctl_body_promote(bool force);
-json_t *ctl_body_replicate(const char *host, int port);
-json_t *ctl_body_switchover(const char *host, int port, int http_port);
-/* Sets requeue_ms to ms when sooner (or unset). */
-void ctl_plan_requeue(struct ctl_plan *p, int64_t ms);
-
-/* The plan as JSON for golden files and logs (passwords never appear: generated ones are
- * filled by the applier). A new reference. */
-json_t *ctl_plan_dump(const struct ctl_plan *p);
-
-/* --- JSON helpers ------------------------------------------------------------------ */
-
-/*
- * True when every field of want is in have with an equal value: objects key by key
- * (have may hold more keys), arrays element by element (same length), scalars equal
- * (integers and integral reals compare by value). The controller writes only the fields
- * it owns and compares only those, so fields the API server defaults do not cause churn.
- */
-bool ctl_json_contains(json_t *have, json_t *want);
-/* Borrowed string at path, or NULL. */
-const char *ctl_json_str(json_t *root, const char *path);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * ctl: the controller process's context and the internal API between its files. Not a
- * public header: only the controller's own .c files include it (the pure parts use model.h, desired.h
- * and plan.h and never this).
+ * internal: the controller process's context and the internal API between its files. Not a
+ * public header: only the controller's own .c files include it (the pure parts use view.h,
+ * actions.h, desired.h and plan.h and never this).
  *
  * Threads and what they touch (STYLE.md "Concurrency"):
  *  - main (main.c): start-up, signals, leader election, shutdown. Owns everything and
@@ -19,8 +19,8 @@
  * Fields marked [mu] are guarded by `mu`; [const] are set before any thread starts;
  * atomics are read anywhere.
  */
-#ifndef REDIS_OPERATOR_CONTROLLER_CTL_H
-#define REDIS_OPERATOR_CONTROLLER_CTL_H
+#ifndef REDIS_OPERATOR_CONTROLLER_INTERNAL_H
+#define REDIS_OPERATOR_CONTROLLER_INTERNAL_H
 
 #include <jansson.h>
 #include <pthread.h>
@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "api/redisbackup.h"
-#include "controller/model.h"
+#include "controller/actions.h"
 #include "controller/pki.h"
 #include "lib/err.h"
 #include "lib/k8s/client.h"
@@ -110,6 +110,7 @@ struct ctl_backup_stats {
 struct ctl_memo {
 	struct k8s_lease_seen lease_seen; /* the primary Lease's expiry clock (lib/k8s/lease.h) */
 	int64_t status_written_mono;
+	uint64_t lag_print;       /* ctl_lag_print of the view the status was last written from */
 	int64_t roles_epoch_mono; /* the last action that changed roles (ctl_view) */
 	char auth_rv[K8S_RV_MAX + 1];
 	int64_t auth_seen_mono; /* when auth_rv was first seen */
@@ -143,6 +144,7 @@ struct ctl {
 	struct strmap memos;    /* [mu] "ns/cluster" → struct ctl_memo * */
 	struct strmap bk_obs;   /* [mu] "ns/pod" → its last /v1/status "backup" as JSON text */
 	struct strmap bk_stats; /* [mu] "ns/cluster" → struct ctl_backup_stats * */
+	struct strmap cl_stats; /* [mu] "ns/cluster" → struct ctl_cluster_stats * */
 
 	struct ctl_metrics metrics;
 	void *http_health, *http_metrics; /* struct MHD_Daemon * */
@@ -155,6 +157,10 @@ void ctl_informers_stop(struct ctl *c);
 int ctl_informers_wait(struct ctl *c, int64_t timeout_ms);
 /* The cache of res (borrowed), or NULL when no informer keeps that kind. */
 struct k8s_informer *ctl_informer_of(struct ctl *c, const struct k8s_resource *res);
+/* What the cache of kind i stores of obj (trimmed in place, as the informer does). */
+void ctl_informer_trim(enum ctl_inf i, json_t *obj);
+/* The cache kind of a resource plural ("pods"), or -1. */
+int ctl_informer_kind(const char *plural);
 /* Queues every cached RedisCluster. */
 void ctl_enqueue_all(struct ctl *c);
 
@@ -163,6 +169,16 @@ int ctl_workers_start(struct ctl *c, struct err *e);
 void ctl_workers_stop(struct ctl *c);
 /* One reconcile of "ns/name" (exposed for tests driving it by hand). */
 int ctl_reconcile(struct ctl *c, const char *key);
+/*
+ * The volatile status fields' rule (docs/footprint.md): a reconcile rewrites them when
+ * a replica's lag in bytes changed and refresh_ms (--status-refresh) passed since the
+ * last status write, or when CTL_VOLATILE_AGE_FACTOR times refresh_ms passed (offsets
+ * and lastSeen alone: 100 s by default). age_ms: since the last write. Pure.
+ */
+#define CTL_VOLATILE_AGE_FACTOR 10
+bool ctl_volatile_due(int64_t age_ms, int64_t refresh_ms, bool lag_changed);
+/* A fingerprint of the lags (bytes) of the pods of a view, in the view's order. Pure. */
+uint64_t ctl_lag_print(const struct ctl_pod *pods, size_t npods);
 
 /* --- backup.c, backup_sched.c ---------------------------------------------------------- */
 /* One reconcile of a "backup:ns/name" or "schedule:ns/name" key (controller/backup.h). */
@@ -171,9 +187,16 @@ int ctl_schedule_reconcile(struct ctl *c, const char *key);
 /* The poller's /v1/status body of pod "ns/pod": keeps its "backup" object and queues the
  * RedisBackup it names when it changed. */
 void ctl_backup_observe(struct ctl *c, const char *pod_key, const char *body, size_t len);
+/* [mu held] Drops what was observed of pod "ns/pod" (the poller stopped polling it). */
+void ctl_backup_forget_locked(struct ctl *c, const char *pod_key);
 /* The credentials Secret of a destination: its own credentialsSecret, else the cluster's
  * spec.backupCredentialsSecret; NULL: none (borrowed from the JSON). */
 const char *ctl_backup_secret_name(json_t *cluster, const struct api_destination *d);
+/* The store of destination d with its credentials Secret's values (read now; the store
+ * keeps its own copy, ours are wiped); NULL with e set. Free it with objstore_free. */
+struct objstore;
+struct objstore *ctl_backup_store_open(struct ctl *c, const char *ns, json_t *cluster,
+                                       const struct api_destination *d, struct err *e);
 /* Deletes a backup's stored objects (manifest first, then the data) from the controller. */
 int ctl_backup_delete_objects(struct ctl *c, const char *ns, json_t *cluster,
                               const struct api_redis_backup *b, struct err *e);
@@ -194,7 +217,7 @@ int ctl_apply(struct ctl *c, const struct ctl_view *v, const struct ctl_plan *p,
 /* --- instclient.c --------------------------------------------------------------------- */
 /*
  * POST https://ip:8000/v1/<op> with body (http:// when tls is NULL: a pod without the
- * instance TLS volume); 0 on HTTP 200 (*answer, when not NULL, gets the parsed answer),
+ * instance TLS volume); 0 on HTTP 200 or 202 (*answer, when not NULL, gets the parsed answer),
  * else -EIO/-ETIMEDOUT/-ECONNREFUSED/-EBUSY (409)/-EAGAIN (503) with the instance's error
  * message in e.
  */

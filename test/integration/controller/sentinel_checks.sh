@@ -1,0 +1,270 @@
+# Sourced by test/integration/controller.sh: spec.mode sentinel through the controller
+# (controller/sentinel.h, docs/sentinel.md). ONLY=sentinel runs these alone.
+#   t_sentinel_create    3 data pods + 3 sentinel pods, all Ready; the <name>-sentinel
+#                        Service's endpoints are the 3 sentinels; SENTINEL
+#                        get-master-addr-by-name through each answers the primary's IP;
+#                        status.sentinels and the SentinelsReady condition; no sentinel
+#                        pod behind <name>-any
+#   t_sentinel_failover  SIGKILL of the primary's server under a WAIT-1 writer: Sentinel
+#                        promotes, status.currentPrimary, the role labels and
+#                        <name>-leader follow it, a SentinelFailover Event, no
+#                        acknowledged write lost, Ready again
+#   t_sentinel_delete    the same with the primary's pod deleted: it is not recreated
+#                        before Sentinel promoted another, then comes back a replica
+#   t_sentinel_pod_lost  a deleted sentinel pod is recreated and Ready again; the others
+#                        still count the gone one, and a SENTINEL RESET is asked for
+#   t_sentinel_migrate   the in-place move: a standalone 1-instance cluster with data and
+#                        a WAIT-1 writer is patched to mode sentinel, instances 3: the
+#                        primary keeps its pod (uid) and server pid, the data from before
+#                        stays, the 3 sentinels behind <name>-sentinel name it, no
+#                        acknowledged write lost; its manager follows the sentinels without a
+#                        restart: a SIGKILL of its server is failed over by Sentinel
+#   t_sentinel_migrate_replica  the same from 2 instances: the old replica's manager
+#                        follows too, in the same pod
+#   t_sentinel_migrate_crash  the primary's server SIGKILLed right after that patch,
+#                        before its manager follows: the sentinels come for the parked
+#                        server, its manager holds it down once they name it (hold-follow),
+#                        and Sentinel or, with no replica, the manager after
+#                        failoverTimeout brings a primary back; the data kept; Ready
+
+# mksentinel NS NAME: mode sentinel, 3 data instances, 3 sentinels (quick timings)
+mksentinel() {
+  mkcluster "$1" "$2" 3 "  mode: sentinel
+  sentinel: {count: 3, quorum: 2, downAfter: 2s, failoverTimeout: 10s}"
+}
+sentinel_pods() { $K -n "$1" get pods -l "redis.io/cluster=$2,redis.io/role=sentinel" -o jsonpath='{.items[*].metadata.name}' 2>/dev/null; }
+data_ips() { $K -n "$1" get pods -l "redis.io/cluster=$2,app.kubernetes.io/component=database" -o jsonpath='{.items[*].status.podIP}'; }
+# the ready addresses of a Service's EndpointSlices
+svc_ips() {
+  $K -n "$1" get endpointslices -l "kubernetes.io/service-name=$2" \
+    -o jsonpath='{.items[*].endpoints[?(@.conditions.ready==true)].addresses[0]}' 2>/dev/null |
+    tr ' ' '\n' | grep . | sort | paste -sd' ' -
+}
+# scli NS NAME IP ARGS...: a sentinel, with the sentinels' password (the default user's)
+scli() { local ns=$1 name=$2 ip=$3; shift 3; timeout 3 redis-cli -h "$ip" -p 26379 -a "$(secret "$ns" "$name-auth")" --no-auth-warning "$@"; }
+sen_master_ip() { scli "$1" "$2" "$3" SENTINEL get-master-addr-by-name mymaster | head -1; }
+# every sentinel pod names IP as the master
+sentinels_say() {
+  local ns=$1 name=$2 want=$3 p
+  for p in $(sentinel_pods "$ns" "$name"); do
+    [ "$(sen_master_ip "$ns" "$name" "$(pod_ip "$ns" "$p")")" = "$want" ] || return 1
+  done
+}
+three_sentinels_ready() {
+  [ "$(sentinel_pods "$1" "$2" | wc -w)" = 3 ] &&
+    [ "$(svc_ips "$1" "$2-sentinel" | wc -w)" = 3 ] &&
+    [ "$(cond "$1" "$2" SentinelsReady)" = True ]
+}
+sentinel_ready() { ready "$1" "$2" && three_sentinels_ready "$1" "$2"; }
+
+t_sentinel_create() {
+  local ns=$RUN-sen name=sen p ip pip any t0
+  newns $ns
+  t0=$(ms)
+  mksentinel $ns $name
+  poll 180 sentinel_ready $ns $name || fail "not Ready: phase '$(rc $ns $name '{.status.phase}')', sentinels $(rc $ns $name '{.status.sentinels}')"
+  note "sentinel mode, 3 + 3 pods: Ready in $(( $(ms) - t0 )) ms"
+  pip=$(pod_ip $ns "$(primary $ns $name)")
+  for ip in $(svc_ips $ns $name-sentinel); do
+    [ "$(sen_master_ip $ns $name "$ip")" = "$pip" ] ||
+      fail "sentinel $ip: get-master-addr-by-name says '$(sen_master_ip $ns $name "$ip")', primary is $pip"
+  done
+  [ "$($K -n $ns get service $name-sentinel -o jsonpath='{.spec.ports[0].port}')" = 26379 ] || fail "$name-sentinel port"
+  [ "$(rc $ns $name '{.status.sentinels[0].quorumOk}')" = true ] || fail "status.sentinels: $(rc $ns $name '{.status.sentinels}')"
+  [ "$(rc $ns $name '{.status.sentinels[0].master}')" = "$(primary $ns $name)" ] || fail "status.sentinels[0].master: $(rc $ns $name '{.status.sentinels}')"
+  any=$(svc_ips $ns $name-any)
+  for p in $(sentinel_pods $ns $name); do
+    case " $any " in *" $(pod_ip $ns $p) "*) fail "sentinel $p behind $name-any" ;; esac
+    owned $ns pod $p || return 1
+  done
+  [ "$(echo $any | wc -w)" = 3 ] || fail "$name-any: '$any'"
+  [ "$($K -n $ns get pods -l redis.io/cluster=$name,redis.io/role=primary -o name | wc -l)" = 1 ] || fail "primary label"
+  # a drain may not take the sentinels below what a failover needs (quorum 2, majority 2)
+  [ "$($K -n $ns get pdb $name-sentinel -o jsonpath='{.spec.minAvailable}/{.status.expectedPods}')" = 2/3 ] ||
+    fail "PDB $name-sentinel: $($K -n $ns get pdb $name-sentinel -o jsonpath='{.spec}/{.status}' 2>&1)"
+}
+
+# sentinel_logs NS NAME: every pod's log into $W/<ns>.logs (read on a failure, KEEP=1)
+sentinel_logs() {
+  local p
+  for p in $($K -n "$1" get pods -l "redis.io/cluster=$2" -o jsonpath='{.items[*].metadata.name}'); do
+    { echo "=== $p"; tail -n 80 "$W/na/pods/$($K -n "$1" get pod "$p" -o jsonpath='{.metadata.uid}')"/logs/*.log; } >>"$W/$1.logs" 2>&1
+  done
+}
+
+# sentinel_writer NS NAME TAG SECONDS: the WAIT-1 writer over the data pods only
+sentinel_writer() {
+  rm -f "$W/stop-$3"
+  # shellcheck disable=SC2046
+  "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" $(data_ips "$1" "$2") >"$W/writer-$3.out" 2>&1 &
+  WPID=$!
+}
+
+# sentinel_failover NS NAME HOW: HOW kill (the primary's server) | delete (its pod)
+sentinel_failover() {
+  local ns=$1 name=$2 how=$3 old oldip new newip pid t0 t1 t2
+  newns $ns
+  mksentinel $ns $name
+  poll 180 sentinel_ready $ns $name || fail "not Ready: $(rc $ns $name '{.status.phase}')"
+  old=$(primary $ns $name); oldip=$(pod_ip $ns $old)
+  sentinels_say $ns $name "$oldip" || fail "sentinels do not name $old ($oldip)"
+  sentinel_writer $ns $name sfo 120
+  sleep 2
+  if [ "$how" = kill ]; then
+    pid=$(server_hostpid $ns $old) || { wstop sfo; fail "no redis-server in $old"; }
+    kill -9 "$pid"; t0=$(ms)
+  else
+    t0=$(ms); $K -n $ns delete pod "$old" --wait=false >/dev/null
+  fi
+  poll 60 eval '[ -n "$(primary '$ns' '$name')" ] && [ "$(primary '$ns' '$name')" != '$old' ]' ||
+    { sentinel_logs $ns $name; wstop sfo; fail "currentPrimary did not move: sentinels $(rc $ns $name '{.status.sentinels}')"; }
+  t1=$(ms); new=$(primary $ns $name); newip=$(pod_ip $ns $new)
+  sentinels_say $ns $name "$newip" || { wstop sfo; fail "the sentinels do not all name $new ($newip): $(rc $ns $name '{.status.sentinels}')"; }
+  poll 30 write_via_leader $ns $name "$oldip" || { wstop sfo; fail "no write through $name-leader"; }
+  t2=$(ms)
+  note "sentinel failover ($how of $old): currentPrimary $new after $((t1 - t0)) ms, first write through $name-leader after $((t2 - t0)) ms"
+  [ "$(leader_ip $ns $name)" = "$newip" ] || { wstop sfo; fail "$name-leader is not on $new"; }
+  [ "$($K -n $ns get pod $new -o jsonpath='{.metadata.labels.redis\.io/role}')" = primary ] || { wstop sfo; fail "$new not labelled primary"; }
+  poll 120 sentinel_ready $ns $name || { wstop sfo; fail "not Ready again: $(rc $ns $name '{.status.phase}')"; }
+  wstop sfo >"$W/sfo.result" || fail "writer: $(cat $W/sfo.result)"
+  note "writer through the sentinel failover ($how): $(cat $W/sfo.result)"
+  events $ns | grep -q SentinelFailover || fail "no SentinelFailover event: $(events $ns)"
+  ! events $ns | grep -qE 'FailoverStarted|SplitBrainFenced' || fail "the controller acted as a promoter: $(events $ns)"
+  poll 60 eval '[ "$($K -n '$ns' get pod '$old' -o jsonpath="{.metadata.labels.redis\.io/role}")" = replica ]' || fail "$old not back as a replica"
+  if [ "$how" = delete ]; then # recreated only once Sentinel had promoted another
+    local made moved
+    made=$($K -n $ns get pod $old -o jsonpath='{.metadata.creationTimestamp}')
+    moved=$(rc $ns $name '{.status.lastFailover.time}')
+    [[ ! "$made" < "$moved" ]] || fail "$old recreated at $made, before the move at $moved"
+  fi
+}
+t_sentinel_failover() { sentinel_failover $RUN-senfo senfo kill; }
+t_sentinel_delete() { sentinel_failover $RUN-sendel sendel delete; }
+
+t_sentinel_pod_lost() {
+  local ns=$RUN-sen name=sen victim uid
+  victim=$(sentinel_pods $ns $name | awk '{print $2}')
+  [ -n "$victim" ] || fail "no sentinel pods (t_sentinel_create runs first)"
+  uid=$($K -n $ns get pod $victim -o jsonpath='{.metadata.uid}')
+  $K -n $ns delete pod $victim --wait=false >/dev/null
+  poll 60 eval '[ -n "$($K -n '$ns' get pod '$victim' -o jsonpath="{.metadata.uid}" 2>/dev/null)" ] && [ "$($K -n '$ns' get pod '$victim' -o jsonpath="{.metadata.uid}")" != '$uid' ]' ||
+    fail "$victim not recreated"
+  poll 120 sentinel_ready $ns $name || fail "not Ready after: sentinels $(rc $ns $name '{.status.sentinels}')"
+  sentinels_say $ns $name "$(pod_ip $ns "$(primary $ns $name)")" || fail "sentinels disagree after the recreation"
+  # the survivors count the gone sentinel too: the controller asks for SENTINEL RESET
+  poll 60 eval 'events '$ns' | grep -q SentinelReset' || fail "no SentinelReset event: $(events $ns)"
+  # served now (HTTPS, the controller's certificate): each sentinel counts 3 again
+  poll 120 eval '[ "$(rc '$ns' '$name' "{.status.sentinels[*].knownSentinels}")" = "3 3 3" ]' ||
+    fail "knownSentinels not back to 3 after the reset: $(rc $ns $name '{.status.sentinels}')"
+  note "sentinel pod replaced: SENTINEL RESET done, knownSentinels $(rc $ns $name '{.status.sentinels[*].knownSentinels}')"
+}
+
+# The switchover annotation in sentinel mode: the primary's manager pauses writes until
+# every replica has its offset, then asks Sentinel (docs/sentinel.md); no WAIT-1 write lost.
+t_sentinel_switchover() {
+  local ns=$RUN-sen name=sen old new t0 t1
+  poll 120 sentinel_ready $ns $name || fail "not Ready (t_sentinel_create runs first)"
+  old=$(primary $ns $name)
+  sentinel_writer $ns $name ssw 120
+  sleep 2
+  t0=$(ms); $K -n $ns annotate rediscluster $name "redis.io/switchover-to=auto" >/dev/null
+  poll 60 eval '[ -n "$(primary '$ns' '$name')" ] && [ "$(primary '$ns' '$name')" != '$old' ]' ||
+    { sentinel_logs $ns $name; wstop ssw; fail "currentPrimary did not move: $(events $ns)"; }
+  t1=$(ms); new=$(primary $ns $name)
+  sentinels_say $ns $name "$(pod_ip $ns $new)" || { wstop ssw; fail "the sentinels do not name $new"; }
+  poll 120 sentinel_ready $ns $name || { wstop ssw; fail "not Ready again: $(rc $ns $name '{.status.phase}')"; }
+  wstop ssw >"$W/ssw.result" || fail "writer: $(cat $W/ssw.result)"
+  note "sentinel switchover by annotation: $old → $new in $((t1 - t0)) ms; $(grep -ho 'planned switchover[^"]*' "$W/na/pods/"*/logs/*.log 2>/dev/null | head -1); writer: $(cat $W/ssw.result)"
+  events $ns | grep -q SwitchoverStarted || fail "no SwitchoverStarted event: $(events $ns)"
+  ! events $ns | grep -qE 'FailoverStarted|SplitBrainFenced' || fail "the controller acted as a promoter: $(events $ns)"
+}
+
+# t_sentinel_migrate: standalone → sentinel in place (docs/sentinel.md "Standalone to
+# sentinel, in place"), then the primary's server killed: Sentinel, not the controller,
+# fails over.
+migrate_seed() { local i; for i in $(seq 1 200); do echo "SET before:$i v$i"; done | rcli "$1" "$2" | grep -c OK; }
+migrate_kept() { [ "$(rcli "$1" "$2" GET before:1)" = v1 ] && [ "$(rcli "$1" "$2" GET before:200)" = v200 ]; }
+# follows_sentinels NS UID: the manager's line of sentinel_move.c's switch (FOLLOW)
+follows_sentinels() { grep -q 'spec.mode moved to sentinel: following the sentinels' "$W/na/pods/$2/logs/"*.log 2>/dev/null; }
+# the data pods as name=uid
+data_uids() { $K -n "$1" get pods -l "redis.io/cluster=$2,app.kubernetes.io/component=database" -o jsonpath='{range .items[*]}{.metadata.name}={.metadata.uid} {end}'; }
+# sentinel_migrate NS NAME N: the move of a standalone cluster of N instances
+sentinel_migrate() {
+  local ns=$1 name=$2 old uid pid pip pw ip t0 t1 t2 t3 new olds p
+  newns $ns
+  mkcluster $ns $name "$3"
+  poll 120 ready $ns $name || fail "standalone not Ready: $(rc $ns $name '{.status.phase}')"
+  old=$(primary $ns $name); pip=$(pod_ip $ns $old); pw=$(secret $ns $name-auth)
+  uid=$($K -n $ns get pod $old -o jsonpath='{.metadata.uid}')
+  pid=$(server_hostpid $ns $old) || fail "no redis-server in $old"
+  olds=$(data_uids $ns $name)
+  [ "$(migrate_seed "$pip" "$pw")" = 200 ] || fail "the 200 writes before the move"
+  sentinel_writer $ns $name smig 300 # the data pods of before the move
+  sleep 2
+  t0=$(ms)
+  $K -n $ns patch rediscluster $name --type merge -p '{"spec":{"mode":"sentinel","instances":3,"sentinel":{"count":3,"quorum":2,"downAfter":"2s","failoverTimeout":"10s"}}}' >/dev/null ||
+    { wstop smig; fail "the patch to mode sentinel was refused"; }
+  poll 180 follows_sentinels $ns "$uid" || { sentinel_logs $ns $name; wstop smig; fail "$old's manager does not follow the sentinels"; }
+  t1=$(ms)
+  grep -h 'sentinel' "$W/na/pods/$uid/logs/"*.log | grep -E 'spec.mode|majority' >"$W/smig.follow"
+  poll 240 sentinel_ready $ns $name || { sentinel_logs $ns $name; wstop smig; fail "not Ready in sentinel mode: phase '$(rc $ns $name '{.status.phase}')', sentinels $(rc $ns $name '{.status.sentinels}')"; }
+  t2=$(ms)
+  for p in $olds; do # every manager of before the move follows, in the same pod
+    follows_sentinels $ns "${p#*=}" || { wstop smig; fail "${p%=*}'s manager does not follow the sentinels"; }
+    [ "$($K -n $ns get pod "${p%=*}" -o jsonpath='{.metadata.uid}')" = "${p#*=}" ] || { wstop smig; fail "${p%=*} was recreated"; }
+  done
+  wstop smig >"$W/smig.result" || fail "writer through the move: $(cat $W/smig.result)"
+  note "standalone ($3) → sentinel (3) in place: $old's manager follows the sentinels after $((t1 - t0)) ms, Ready with 3 sentinels after $((t2 - t0)) ms; writer (its write pause is max_gap_ms): $(cat $W/smig.result)"
+  note "$old's manager: $(tr '\n' ' ' <"$W/smig.follow")"
+  [ "$(primary $ns $name)" = "$old" ] || fail "currentPrimary moved to $(primary $ns $name)"
+  [ "$($K -n $ns get pod $old -o jsonpath='{.metadata.uid}')" = "$uid" ] || fail "$old was recreated"
+  [ "$(server_hostpid $ns $old)" = "$pid" ] || fail "$old's server restarted: pid $pid → $(server_hostpid $ns $old)"
+  migrate_kept "$pip" "$pw" || fail "the data from before the move is gone"
+  for ip in $(svc_ips $ns $name-sentinel); do
+    [ "$(sen_master_ip $ns $name "$ip")" = "$pip" ] || fail "sentinel $ip names '$(sen_master_ip $ns $name "$ip")', the primary is $pip"
+  done
+  [ "$(svc_ips $ns $name-sentinel | wc -w)" = 3 ] || fail "$name-sentinel endpoints: $(svc_ips $ns $name-sentinel)"
+  ! events $ns | grep -q RollingUpdate || fail "the move rolled pods: $(events $ns)"
+  # the manager follows the sentinels now: Sentinel fails over, not the controller
+  sentinel_writer $ns $name smfo 120
+  sleep 2
+  pid=$(server_hostpid $ns $old) || { wstop smfo; fail "no redis-server in $old"; }
+  kill -9 "$pid"; t0=$(ms)
+  poll 60 eval '[ -n "$(primary '$ns' '$name')" ] && [ "$(primary '$ns' '$name')" != '$old' ]' ||
+    { sentinel_logs $ns $name; wstop smfo; fail "currentPrimary did not move: sentinels $(rc $ns $name '{.status.sentinels}')"; }
+  t3=$(ms); new=$(primary $ns $name)
+  sentinels_say $ns $name "$(pod_ip $ns $new)" || { wstop smfo; fail "the sentinels do not all name $new"; }
+  poll 120 sentinel_ready $ns $name || { sentinel_logs $ns $name; wstop smfo; fail "not Ready after the failover: $(rc $ns $name '{.status.phase}')"; }
+  wstop smfo >"$W/smfo.result" || fail "writer through the failover: $(cat $W/smfo.result)"
+  migrate_kept "$(pod_ip $ns $new)" "$pw" || fail "the data from before the move is gone from $new"
+  note "after the move, SIGKILL of $old's server: Sentinel promoted $new, currentPrimary after $((t3 - t0)) ms; lastFailover.reason '$(rc $ns $name '{.status.lastFailover.reason}')'; writer: $(cat $W/smfo.result)"
+  [ "$(rc $ns $name '{.status.lastFailover.reason}')" = "Sentinel failed over" ] || fail "lastFailover: $(rc $ns $name '{.status.lastFailover}')"
+  events $ns | grep -q SentinelFailover || fail "no SentinelFailover event: $(events $ns)"
+  ! events $ns | grep -qE 'FailoverStarted|SplitBrainFenced' || fail "the controller acted as a promoter: $(events $ns)"
+  poll 60 eval '[ "$($K -n '$ns' get pod '$old' -o jsonpath="{.metadata.labels.redis\.io/role}")" = replica ]' || fail "$old not back as a replica"
+}
+t_sentinel_migrate() { sentinel_migrate $RUN-senmig senmig 1; }
+t_sentinel_migrate_replica() { sentinel_migrate $RUN-senmig2 senmig2 2; }
+
+t_sentinel_migrate_crash() {
+  local ns=$RUN-senmigc name=senmigc old uid pip pw pid t0 t1 now
+  newns $ns
+  mkcluster $ns $name 1
+  poll 120 ready $ns $name || fail "standalone not Ready: $(rc $ns $name '{.status.phase}')"
+  old=$(primary $ns $name); pip=$(pod_ip $ns $old); pw=$(secret $ns $name-auth)
+  uid=$($K -n $ns get pod $old -o jsonpath='{.metadata.uid}')
+  [ "$(migrate_seed "$pip" "$pw")" = 200 ] || fail "the 200 writes before the move"
+  sleep 2 # appendfsync everysec: the writes are in the AOF
+  pid=$(server_hostpid $ns $old) || fail "no redis-server in $old"
+  $K -n $ns patch rediscluster $name --type merge -p '{"spec":{"mode":"sentinel","instances":3,"sentinel":{"count":3,"quorum":2,"downAfter":"2s","failoverTimeout":"10s"}}}' >/dev/null ||
+    fail "the patch to mode sentinel was refused"
+  kill -9 "$pid"; t0=$(ms)
+  poll 240 sentinel_ready $ns $name || { sentinel_logs $ns $name; fail "not Ready after the crash during the move: phase '$(rc $ns $name '{.status.phase}')', sentinels $(rc $ns $name '{.status.sentinels}')"; }
+  t1=$(ms); now=$(primary $ns $name)
+  grep -q '"action":"hold-follow"' "$W/na/pods/$uid/logs/"*.log || fail "$old's manager did not hold its crashed server: $(grep -h '"sentinel"' "$W/na/pods/$uid/logs/"*.log | tail -5)"
+  migrate_kept "$(pod_ip $ns $now)" "$pw" || fail "the data from before the move is gone from $now"
+  ! events $ns | grep -qE 'FailoverStarted|SplitBrainFenced' || fail "the controller acted as a promoter: $(events $ns)"
+  [ "$($K -n $ns get pods -l redis.io/cluster=$name,redis.io/role=primary -o name | wc -l)" = 1 ] || fail "primary label"
+  note "crash during the move: $old's server killed right after the patch, held down by its manager (hold-follow), Ready with $now as the primary after $((t1 - t0)) ms ($([ "$now" = "$old" ] && echo "restarted as primary after failoverTimeout: no replica existed" || echo "Sentinel promoted a replica")); data kept"
+  note "$old's manager: $(grep -hE '"action":"(hold-follow|start-primary|start-replica)"' "$W/na/pods/$uid/logs/"*.log | cut -c1-220 | tr '\n' ' ')"
+}
