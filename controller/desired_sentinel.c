@@ -68,10 +68,11 @@ static void drop_named(json_t *a, const char *const *names)
 static void sentinel_container(json_t *c)
 {
 	static const char *const mounts_gone[] = { "users", "tls", NULL };
+	json_t *cmd = json_object_get(c, "command");
 
 	json_object_set_new(c, "name", json_string("sentinel"));
-	json_array_extend(json_object_get(c, "command"),
-	                  json_pack("[s,s]", "--role", CTL_ROLE_SENTINEL));
+	json_array_append_new(cmd, json_string("--role"));
+	json_array_append_new(cmd, json_string(CTL_ROLE_SENTINEL));
 	drop_named(json_object_get(c, "volumeMounts"), mounts_gone);
 	json_object_set_new(c, "ports",
 	                    json_pack("[{s:s,s:i,s:s},{s:s,s:i,s:s}]", "name",

@@ -134,7 +134,7 @@ START_TEST(connection_secret_tls)
 	decode_file(DIR "cluster-minimal.json", &minimal);
 	ck_assert(desired_server_tls(&full));
 	ck_assert(!desired_server_tls(&minimal));
-	minimal.spec.connection_secret.name = xstrdup("conn");
+	minimal.spec.connection_secret.name = "conn"; /* borrowed, like every decoded string */
 	on = desired_connection_secret_ca(&full, "pw", "Q0EK");
 	off = desired_connection_secret_ca(&minimal, "pw", "Q0EK");
 	ck_assert_str_eq(jsonx_get_string(on, "data[\"ca.crt\"]"), "Q0EK");
