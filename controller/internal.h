@@ -138,6 +138,7 @@ struct ctl {
 	bool poller_running;
 	atomic_bool poller_stop;
 	_Atomic int64_t poll_at; /* poll early at this monotonic ms (roles changed); 0: no */
+	atomic_uint poll_rounds; /* poll rounds completed (the workers wait for the first) */
 
 	pthread_mutex_t mu;
 	struct strmap insts;    /* [mu] "ns/pod" → struct ctl_inst * */

@@ -3,9 +3,10 @@
  *
  * Order: settings → API client → events, health/metrics endpoints, informers (caches
  * are kept by every replica, so /readyz is true on a standby) → leader election → on
- * leading: queue every cluster, start the workers and the poller. Losing the Lease stops
- * every write at once (the flag the applier checks before each request, the queue shut
- * down) from the lease watchdog's thread, and the process exits 1. SIGTERM/SIGINT stop
+ * leading: start the poller, and after its first round (or the poll timeout) queue every
+ * cluster and start the workers. Losing the Lease stops every write at once (the flag the
+ * applier checks before each request, the queue shut down) from the lease watchdog's
+ * thread, and the process exits 1. SIGTERM/SIGINT stop
  * gracefully and release the Lease, so a standby takes over without waiting.
  */
 #include <curl/curl.h>
@@ -175,6 +176,30 @@ static bool stop_requested(const sigset_t *set)
 	return sigtimedwait(set, &si, &ts) > 0;
 }
 
+/*
+ * A new leader reconciles from its first poll round on: a status built before any answer
+ * came says 0 ready instances, and a cluster Ready throughout an operator upgrade would
+ * show Ready False for one write (and a second time-to-Ready). A round takes at most the
+ * poll timeout; a poller that cannot finish one does not hold the workers back for long.
+ */
+static void wait_first_round(struct ctl *c)
+{
+	int64_t until = clock_mono_ms() + c->set.poll_timeout_ms + c->set.poll_period_ms;
+	struct timespec ts = { 0, 10 * 1000000L };
+
+	while (!atomic_load(&c->poll_rounds) && clock_mono_ms() < until)
+		nanosleep(&ts, NULL);
+}
+
+static int start_leading(struct ctl *c, struct err *e)
+{
+	if (ctl_poller_start(c, e) < 0)
+		return -1;
+	wait_first_round(c);
+	ctl_enqueue_all(c);
+	return ctl_workers_start(c, e);
+}
+
 static int run(struct ctl *c, const sigset_t *sigs)
 {
 	struct err e = { 0 };
@@ -197,14 +222,13 @@ static int run(struct ctl *c, const sigset_t *sigs)
 			return CTL_EXIT_LEASE_LOST;
 		}
 		if (!started && atomic_load(&c->leading)) {
-			log_info("controller", "leading: reconciling", "identity", c->identity,
-			         (char *)NULL);
-			ctl_enqueue_all(c);
-			if (ctl_workers_start(c, &e) < 0 || ctl_poller_start(c, &e) < 0) {
+			if (start_leading(c, &e) < 0) {
 				log_error("controller", "cannot start", "error", e.msg,
 				          (char *)NULL);
 				return CTL_EXIT_STARTUP;
 			}
+			log_info("controller", "leading: reconciling", "identity", c->identity,
+			         (char *)NULL);
 			started = true;
 		}
 		if (stop_requested(sigs))

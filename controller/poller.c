@@ -335,6 +335,7 @@ static void poll_once(struct ctl *c, struct poll_state *ps)
 		ctl_cm_observe(c, t[i].cluster, t[i].key);
 	ctl_cm_round_end(c, mono);
 	atomic_fetch_add(&c->metrics.polls, k);
+	atomic_fetch_add(&c->poll_rounds, 1);
 	forget_gone(c, t, n);
 	k8s_multi_results_release(res, k);
 	for (size_t i = 0; i < n; i++)
