@@ -51,6 +51,24 @@ void ctl_cm_reconciled(struct ctl *c, const char *key, double seconds, bool fail
 	pthread_mutex_unlock(&c->mu);
 }
 
+/* FNV-1a over the entries before the last: a write that rebuilds the same transition
+ * from a cache that had not seen the first one yet has the same base, and is not counted
+ * again; a new transition appends to what was written, so its base differs. */
+static unsigned long long ttr_base(json_t *ttr, size_t n)
+{
+	unsigned long long h = 14695981039346656037ull;
+
+	for (size_t i = 0; i + 1 < n; i++) {
+		double d = json_number_value(json_array_get(ttr, i));
+		unsigned char b[sizeof(d)];
+
+		memcpy(b, &d, sizeof(d));
+		for (size_t k = 0; k < sizeof(b); k++)
+			h = (h ^ b[k]) * 1099511628211ull;
+	}
+	return h;
+}
+
 void ctl_cm_status_written(struct ctl *c, const char *ns, const char *name, json_t *patch)
 {
 	json_t *ttr = json_object_get(patch, "timeToReadySeconds");
@@ -66,6 +84,12 @@ void ctl_cm_status_written(struct ctl *c, const char *ns, const char *name, json
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
 	pthread_mutex_lock(&c->mu);
 	s = stats_locked(c, key);
+	if (s->ready_seen && s->ready_base == ttr_base(ttr, n)) {
+		pthread_mutex_unlock(&c->mu);
+		return;
+	}
+	s->ready_seen = true;
+	s->ready_base = ttr_base(ttr, n);
 	s->ready_count[i]++;
 	s->ready_n++;
 	s->ready_sum += secs;

@@ -53,6 +53,8 @@ struct ctl_cluster_stats {
 	/* time to Ready, observed when status turned Ready (bounds: ctl_cm_ready_bounds) */
 	unsigned long long ready_count[CTL_HIST_BUCKETS + 1], ready_n;
 	double ready_sum;
+	bool ready_seen;               /* ready_base holds the last counted write's */
+	unsigned long long ready_base; /* hash of its timeToReadySeconds without the last entry */
 };
 
 extern const double ctl_cm_ready_bounds[CTL_HIST_BUCKETS];

@@ -136,6 +136,15 @@ START_TEST(counters_and_time_to_ready)
 	ck_assert_int_eq(s->ready_n, 1); /* the last value, 12.5 s: the 15 s bucket */
 	ck_assert(s->ready_sum == 12.5);
 	ck_assert_int_eq(s->ready_count[2], 1);
+	/* the same transition rebuilt from a stale cache (same entries before the last): not
+	 * counted again; a new one appended to it: counted */
+	json_decref(patch);
+	patch = json_pack("{s:[f,f]}", "timeToReadySeconds", 40.0, 13.0);
+	ctl_cm_status_written(&c, "ns", "a", patch);
+	ck_assert_int_eq(s->ready_n, 1);
+	json_array_append_new(json_object_get(patch, "timeToReadySeconds"), json_real(1.0));
+	ctl_cm_status_written(&c, "ns", "a", patch);
+	ck_assert_int_eq(s->ready_n, 2);
 	pthread_mutex_lock(&c.mu);
 	ctl_cm_forget_locked(&c, "ns/a");
 	pthread_mutex_unlock(&c.mu);
