@@ -6,8 +6,8 @@
  * leading: start the poller, and after its first round (or the poll timeout) queue every
  * cluster and start the workers. Losing the Lease stops every write at once (the flag the
  * applier checks before each request, the queue shut down) from the lease watchdog's
- * thread, and the process exits 1. SIGTERM/SIGINT stop
- * gracefully and release the Lease, so a standby takes over without waiting.
+ * thread, and the process exits 1. SIGTERM/SIGINT stop gracefully and release the Lease,
+ * so a standby takes over without waiting.
  */
 #include <curl/curl.h>
 #include <errno.h>

@@ -74,25 +74,25 @@ void ctl_cm_status_written(struct ctl *c, const char *ns, const char *name, json
 	json_t *ttr = json_object_get(patch, "timeToReadySeconds");
 	size_t n = json_array_size(ttr), i = 0;
 	double secs = n ? json_number_value(json_array_get(ttr, n - 1)) : 0;
+	unsigned long long base;
 	char key[K8S_INFORMER_KEY_MAX + 1];
 	struct ctl_cluster_stats *s;
 
 	if (!n)
 		return;
+	base = ttr_base(ttr, n);
 	while (i < CTL_HIST_BUCKETS && secs > ctl_cm_ready_bounds[i])
 		i++;
 	snprintf(key, sizeof(key), "%s/%s", ns, name);
 	pthread_mutex_lock(&c->mu);
 	s = stats_locked(c, key);
-	if (s->ready_seen && s->ready_base == ttr_base(ttr, n)) {
-		pthread_mutex_unlock(&c->mu);
-		return;
+	if (!s->ready_seen || s->ready_base != base) {
+		s->ready_seen = true;
+		s->ready_base = base;
+		s->ready_count[i]++;
+		s->ready_n++;
+		s->ready_sum += secs;
 	}
-	s->ready_seen = true;
-	s->ready_base = ttr_base(ttr, n);
-	s->ready_count[i]++;
-	s->ready_n++;
-	s->ready_sum += secs;
 	pthread_mutex_unlock(&c->mu);
 }
 
