@@ -38,7 +38,7 @@
 #include "lib/objstore/objstore.h"
 
 struct objstore_lock {
-	bool legal_hold;         /* S3 LegalHold ON, Azure x-ms-legal-hold true (blob or container) */
+	bool legal_hold; /* S3 LegalHold ON, Azure x-ms-legal-hold true (blob or container) */
 	int64_t retain_until_ms; /* the retention's or policy's end, ms since the epoch; 0: none */
 	char mode[16];           /* GOVERNANCE, COMPLIANCE (S3); unlocked, locked (Azure); "" */
 };

@@ -85,8 +85,8 @@ static int s3_uploads_page(struct objstore *os, const char *prefix, char *key, s
 	return rc;
 }
 
-int objstore_list_uploads(struct objstore *os, const char *prefix, objstore_upload_fn fn,
-                          void *ctx, struct objstore_err *oe)
+int objstore_list_uploads(struct objstore *os, const char *prefix, objstore_upload_fn fn, void *ctx,
+                          struct objstore_err *oe)
 {
 	char key[OBJSTORE_KEY_MAX + 1] = "", id[OBJSTORE_UPLOAD_ID_MAX] = "";
 	int rc = 0;
