@@ -22,8 +22,9 @@
  * The state (struct inst_backup_view) lives in the snapshot [in->mu] and in the state
  * file of the data dir, written at each phase; a state file still "running" at start-up
  * is reported failed and retryable (backup_manifest.c). A multipart upload cut short by
- * a kill is invisible (never completed) and left to the bucket's lifecycle rule
- * (AbortIncompleteMultipartUpload; Azure drops uncommitted blocks after 7 days).
+ * a kill, or whose abort failed, is invisible (never completed); each attempt first
+ * aborts such leftovers of the cluster's earlier backups (backup_leftover.c; S3 only:
+ * Azure drops uncommitted blocks after 7 days).
  *
  * Credentials: the request's, copied into the objstore handle, wiped with the request
  * when the thread ends; never logged nor written to the state file.
@@ -337,6 +338,7 @@ static int upload(struct job *j, struct objstore *os, struct objstore_err *oe)
 		objstore_err_clear(oe);
 		j->v.attempts = n;
 		publish(j);
+		(void)inst_backup_abort_leftovers(os, j->v.key, j->v.name);
 		if ((rc = upload_once(j, os, oe)) == 0 || !oe->retryable)
 			return rc;
 		log_warn("backup", "upload failed; retrying", "name", j->v.name, "error",
