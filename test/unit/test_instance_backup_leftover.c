@@ -34,13 +34,13 @@ START_TEST(leftover_keys)
 		{ "base/cache/prod/nightly-1/dump.rdb", true },
 		{ "base/cache/prod/nightly-1.r3/dump.rdb", true },
 		{ "base/cache/prod/x/appendonlydir.tar.gz", true },
-		{ "base/cache/prod/x/manifest.json", false },      /* a single PUT, never multipart */
-		{ "base/cache/prod/x/notes/dump.rdb", false },     /* deeper: another path's */
-		{ "base/cache/prod/dump.rdb", false },             /* no backup directory */
-		{ "base/cache/prod//dump.rdb", false },            /* an empty one */
-		{ "base/cache/prod-eu/x/dump.rdb", false },        /* another namespace */
-		{ "base/cache/prod/x/dump.rdb.tmp", false },       /* another file */
-		{ "other/cache/prod/x/dump.rdb", false },          /* another path */
+		{ "base/cache/prod/x/manifest.json", false },  /* a single PUT, never multipart */
+		{ "base/cache/prod/x/notes/dump.rdb", false }, /* deeper: another path's */
+		{ "base/cache/prod/dump.rdb", false },         /* no backup directory */
+		{ "base/cache/prod//dump.rdb", false },        /* an empty one */
+		{ "base/cache/prod-eu/x/dump.rdb", false },    /* another namespace */
+		{ "base/cache/prod/x/dump.rdb.tmp", false },   /* another file */
+		{ "other/cache/prod/x/dump.rdb", false },      /* another path */
 	};
 
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++)

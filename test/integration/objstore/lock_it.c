@@ -81,7 +81,8 @@ static void s3_locks(struct objstore *os)
 	         "<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>%s</RetainUntilDate>"
 	         "</Retention>",
 	         until);
-	if (objstore_put_small(lk, free_k, "f", 1, &oe) || objstore_put_small(lk, held, "h", 1, &oe) ||
+	if (objstore_put_small(lk, free_k, "f", 1, &oe) ||
+	    objstore_put_small(lk, held, "h", 1, &oe) ||
 	    objstore_put_small(lk, kept, "k", 1, &oe) ||
 	    raw(lk, "PUT", held, "legal-hold", NULL, NULL,
 	        "<LegalHold><Status>ON</Status></LegalHold>", &oe) ||
@@ -108,11 +109,10 @@ static void s3_locks(struct objstore *os)
 	del = objstore_delete(lk, held, &oe);
 	result(del < 0 && objstore_head(lk, held, NULL, NULL) == 0,
 	       "object lock: the store refuses to delete a held object", "%s", oe.err.msg);
-	raw(lk, "PUT", held, "legal-hold", NULL, NULL, "<LegalHold><Status>OFF</Status></LegalHold>",
-	    &oe);
+	raw(lk, "PUT", held, "legal-hold", NULL, NULL,
+	    "<LegalHold><Status>OFF</Status></LegalHold>", &oe);
 	rc[1] = objstore_lock_get(lk, held, &l[1], &oe);
-	result(rc[1] == 0 && !objstore_lock_active(&l[1], 0) &&
-	               objstore_delete(lk, held, &oe) == 0,
+	result(rc[1] == 0 && !objstore_lock_active(&l[1], 0) && objstore_delete(lk, held, &oe) == 0,
 	       "object lock: hold released, deletable", "%s", rc[1] ? oe.err.msg : "released");
 	raw(lk, "DELETE", kept, NULL, "x-amz-bypass-governance-retention", "true", NULL, &oe);
 	objstore_delete(lk, free_k, NULL);

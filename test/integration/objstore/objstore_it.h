@@ -10,9 +10,9 @@
 
 #include "lib/objstore/objstore.h"
 
-extern const char *suite;            /* "objstore-s3" or "objstore-azure" */
-extern bool azure;                   /* the provider under test */
-extern char prefix[128];             /* this run's own key prefix, emptied at the end */
+extern const char *suite;           /* "objstore-s3" or "objstore-azure" */
+extern bool azure;                  /* the provider under test */
+extern char prefix[128];            /* this run's own key prefix, emptied at the end */
 extern struct objstore_config base; /* the server's configuration, from the environment */
 
 /* One line "ok   <suite>: name (…)" or "FAIL <suite>: name: …", counted. */
