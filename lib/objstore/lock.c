@@ -65,15 +65,15 @@ int objstore_lock_parse_bucket(const char *xml, size_t len, bool *enabled)
 	return 0;
 }
 
+/* The root is <Retention> on AWS, <ObjectLockRetention> on versitygw 1.8: the two
+ * children are read wherever they are. */
 int objstore_lock_parse_retention(const char *xml, size_t len, struct objstore_lock *l)
 {
-	struct objstore_xml_span doc = { xml, len }, ret;
-	size_t pos = 0;
+	struct objstore_xml_span doc = { xml, len };
 	char until[64];
 
-	if (objstore_xml_next(doc, &pos, "Retention", &ret) ||
-	    objstore_xml_child(ret, "Mode", l->mode, sizeof(l->mode)) ||
-	    objstore_xml_child(ret, "RetainUntilDate", until, sizeof(until)) ||
+	if (objstore_xml_child(doc, "Mode", l->mode, sizeof(l->mode)) ||
+	    objstore_xml_child(doc, "RetainUntilDate", until, sizeof(until)) ||
 	    objstore_lock_parse_date(until, &l->retain_until_ms))
 		return -EPROTO;
 	return 0;

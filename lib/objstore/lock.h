@@ -57,7 +57,8 @@ int objstore_lock_get(struct objstore *os, const char *key, struct objstore_lock
 
 /* S3's <ObjectLockConfiguration>: *enabled when ObjectLockEnabled is Enabled. 0 or -EPROTO. */
 int objstore_lock_parse_bucket(const char *xml, size_t len, bool *enabled);
-/* S3's <Retention><Mode>…</Mode><RetainUntilDate>…</RetainUntilDate>: into l. 0 or -EPROTO. */
+/* S3's <Retention><Mode>…</Mode><RetainUntilDate>…</RetainUntilDate> (versitygw's root:
+ * <ObjectLockRetention>): into l. 0 or -EPROTO. */
 int objstore_lock_parse_retention(const char *xml, size_t len, struct objstore_lock *l);
 /* S3's <LegalHold><Status>ON|OFF</Status>: into l. 0 or -EPROTO. */
 int objstore_lock_parse_legal_hold(const char *xml, size_t len, struct objstore_lock *l);

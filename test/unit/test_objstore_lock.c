@@ -37,6 +37,11 @@ START_TEST(retention_doc)
 	                          "<Mode>COMPLIANCE</Mode>"
 	                          "<RetainUntilDate>2026-12-09T00:00:00.000Z</RetainUntilDate>"
 	                          "</Retention>";
+	/* versitygw 1.8's answer, measured: another root element */
+	static const char vgw[] =
+	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ObjectLockRetention>"
+	        "<Mode>GOVERNANCE</Mode><RetainUntilDate>2026-12-09T00:00:00Z"
+	        "</RetainUntilDate></ObjectLockRetention>";
 	static const char bad_date[] = "<Retention><Mode>GOVERNANCE</Mode>"
 	                               "<RetainUntilDate>tomorrow</RetainUntilDate></Retention>";
 	struct objstore_lock l = { 0 };
@@ -50,6 +55,10 @@ START_TEST(retention_doc)
 	ck_assert(!objstore_lock_active(&l, T0)); /* ended: deletable again */
 	objstore_lock_describe(&l, what);
 	ck_assert_str_eq(what, "COMPLIANCE until 2026-12-09T00:00:00Z");
+	memset(&l, 0, sizeof(l));
+	ck_assert_int_eq(objstore_lock_parse_retention(vgw, strlen(vgw), &l), 0);
+	ck_assert_str_eq(l.mode, "GOVERNANCE");
+	ck_assert_int_eq(l.retain_until_ms, T0);
 	ck_assert_int_eq(objstore_lock_parse_retention(bad_date, strlen(bad_date), &l), -EPROTO);
 	ck_assert_int_eq(objstore_lock_parse_retention("<Retention/>", 12, &l), -EPROTO);
 }
