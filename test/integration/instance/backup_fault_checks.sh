@@ -186,7 +186,7 @@ backup_fault_suite() {
   local p
   make -s BUILD="$BUILD" "$BUILD/test/objtool" >/dev/null || { check_fail "cannot build objtool"; return; }
   for p in s3 azure; do
-    [ -f "build/env/$p.env" ] || { check_fail "backup faults: build/env/$p.env missing"; return; }
+    [ -f "${ENV_DIR:-build/env}/$p.env" ] || { check_fail "backup faults: ${ENV_DIR:-build/env}/$p.env missing"; return; }
   done
   check_here "backup faults: a primary with 40 MiB of values" fault_seed || return
   for p in s3 azure; do
