@@ -113,7 +113,7 @@ int inst_backup_keys(const char *path, const char *cluster, const char *name,
 /*
  * Incomplete multipart uploads (backup_leftover.c). An upload whose abort failed (the
  * store unreachable) or whose manager was killed stays incomplete in an S3 bucket; each
- * backup attempt first aborts those of this cluster's earlier backups: the keys
+ * completed backup then aborts those of its cluster's backups: the keys
  * "<path>/<cluster>/<ns>/<dir>/<dump.rdb | appendonlydir.tar.gz>" of the destination,
  * <dir> one segment (inst_backup_leftover_key). The controller runs one backup of a
  * cluster at a time, so none of them is still being written.

@@ -3,13 +3,15 @@
  * (backup.h). objstore aborts a failed upload at once, but that abort fails when the
  * store is unreachable, and a killed manager aborts nothing: the upload then stays, its
  * parts stored (and billed) until the bucket's AbortIncompleteMultipartUpload rule, if
- * there is one. So each backup attempt, before its own upload, lists the incomplete
- * uploads under its cluster's prefix (ListMultipartUploads) and aborts those of a
- * backup's data object. Safe because the controller runs one backup of a cluster at a
- * time: when this one starts, every other is over (completed, failed, or its pod gone),
- * and this attempt's own upload is not begun yet. Only the exact key shape of a backup
- * is touched: a deeper key (another destination path nested under this one) or any
- * other object is not.
+ * there is one. So each backup, once completed (its manifest written: the store is
+ * reachable, and its own upload is over), lists the incomplete uploads under its
+ * cluster's prefix (ListMultipartUploads) and aborts those of a backup's data object,
+ * its own earlier attempts' included. Safe because the controller runs one backup of a
+ * cluster at a time: while this one runs, every other is over (completed, failed, or its
+ * pod gone). Not before each attempt: a store that does not answer would cost every
+ * attempt a second connect timeout. Only the exact key shape of a backup is touched: a
+ * deeper key (another destination path nested under this one) or any other object is
+ * not.
  */
 #include "instance/backup.h"
 

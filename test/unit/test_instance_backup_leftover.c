@@ -1,5 +1,5 @@
 /*
- * instance/backup_leftover: which incomplete multipart uploads a backup attempt aborts:
+ * instance/backup_leftover: which incomplete multipart uploads a completed backup aborts:
  * only a backup's data object right under its cluster's prefix, never a deeper key (a
  * destination path nested under this one), another file or another cluster's backup.
  * The sweep itself runs against versitygw in the backup fault checks

@@ -2,8 +2,8 @@
 # storage faults of backups and restore (docs/backup.md, "Faults"), against the
 # S3-compatible server and Azurite of test/env. INSTANCE_ONLY=backup-faults runs only these.
 #   - the storage dies mid-upload: tcpproxy.py between the manager and the store, slowed
-#     by its delay file, killed once 12 MiB went through; then the same name again, whose
-#     attempt first aborts the S3 upload the cut left incomplete (its abort failed);
+#     by its delay file, killed once 12 MiB went through; then the same name again, which
+#     once completed aborts the S3 upload the cut left incomplete (its abort failed);
 #   - a missing bucket / container;
 #   - a blackholed endpoint (an iptables DROP of 10.255.255.1 on the two ports, removed
 #     at the end of the check): the connect timeout bounds every attempt;
@@ -109,7 +109,7 @@ backup_storage_dies() { # P
   is "$pod" .backup.attempts 1 && [ "$(objects_under "$p" "$FAULT_PATH/$c/$name/")" = 2 ] || return 1
   [ "$(objtool "$p" get "$man" | jq -r .sha256)" = "$(jst "$pod" .backup.sha256)" ] || { echo "manifest sha"; return 1; }
   [ "$(objtool "$p" get "$key" | sha256sum | cut -c1-64)" = "$(jst "$pod" .backup.sha256)" ] || { echo "dump sha"; return 1; }
-  if [ "$p" = s3 ]; then # the retry's attempt aborted the cut one first (backup_leftover.c)
+  if [ "$p" = s3 ]; then # the completed retry aborted the cut one (backup_leftover.c)
     [ -z "$(s3_uploads "$key")" ] || { echo "left-over uploads: $(s3_uploads "$key") (was $ids)"; return 1; }
     grep 'aborted an incomplete upload of an earlier backup' "$W/$pod/log" | grep -qF "$key" ||
       { echo "abort of the left-over not logged"; grep -i 'incomplete' "$W/$pod/log" | tail -3; return 1; }
