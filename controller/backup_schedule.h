@@ -116,7 +116,8 @@ struct bs_artifact {
 	const char *key;
 	bool completed;  /* a complete backup (its manifest written) */
 	int64_t time_ms; /* completed: when it completed; otherwise when it started; 0 unknown */
-	bool locked;     /* under Object Lock (retention or legal hold): not deletable */
+	bool locked;     /* known locked: not chosen (the reconciler reads locks only for
+	                  * the runs chosen, after this choice: bs_lock_fold) */
 };
 
 /*
