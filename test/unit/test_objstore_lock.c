@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "lib/objstore/internal.h"
 #include "lib/objstore/lock.h"
 #include "unit.h"
 
@@ -121,6 +122,16 @@ START_TEST(dates)
 }
 END_TEST
 
+/* Azure refuses to delete a blob its container-level policy protects (a policy no blob
+ * shows): retention takes -EPERM as "locked", so these Codes must map to it. */
+START_TEST(immutable_codes)
+{
+	ck_assert_int_eq(objstore_code_errno("BlobImmutableDueToPolicy"), -EPERM);
+	ck_assert_int_eq(objstore_code_errno("BlobImmutableDueToLegalHold"), -EPERM);
+	ck_assert_int_eq(objstore_code_errno("AccessDenied"), -EACCES); /* not a lock */
+}
+END_TEST
+
 static Suite *objstore_lock_suite(void)
 {
 	Suite *s = suite_create("objstore_lock");
@@ -131,6 +142,7 @@ static Suite *objstore_lock_suite(void)
 	tcase_add_test(tc, legal_hold_doc);
 	tcase_add_test(tc, azure_headers);
 	tcase_add_test(tc, dates);
+	tcase_add_test(tc, immutable_codes);
 	suite_add_tcase(s, tc);
 	return s;
 }
