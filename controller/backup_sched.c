@@ -15,6 +15,10 @@
  * RedisBackup is still Pending or Running) and deletes each directory, manifest first,
  * then its RedisBackup if one is left. So the objects of a Retain RedisBackup that the
  * history limit deleted, and those of failed attempts, go too once past the window.
+ * Before a directory is deleted every object of it is checked for Object Lock (S3) or
+ * immutability (Azure) (objstore_lock_get, bs_lock_fold): a locked run, or one whose
+ * state the store would not tell, is kept whole, logged, named in an Event and in the
+ * condition RetentionBlocked of the schedule, and never counted as deleted.
  * Workers only.
  */
 #include <errno.h>
@@ -30,6 +34,7 @@
 #include "lib/clock.h"
 #include "lib/jsonx.h"
 #include "lib/log.h"
+#include "lib/objstore/lock.h"
 #include "lib/objstore/objstore.h"
 #include "lib/rfc3339.h"
 
@@ -78,21 +83,25 @@ static int write_status(struct ctl *c, const struct run *r, json_t *status, stru
 	return rc;
 }
 
-/* The ScheduleValid condition, its transition time kept while its status stays. */
-static json_t *condition(const struct run *r, bool ok, const char *reason, const char *msg)
+/* A condition of the schedule, its transition time kept while its status stays. */
+static json_t *condition(const struct run *r, const char *type, const char *st, const char *reason,
+                         const char *msg)
 {
 	char now[RFC3339_MAX];
-	const char *st = ok ? "True" : "False";
-	json_t *cd =
-	        jsonx_find(jsonx_get(r->obj, "status.conditions"), "type", BS_CONDITION_SCHEDULE);
+	json_t *cd = jsonx_find(jsonx_get(r->obj, "status.conditions"), "type", type);
 	const char *was = jsonx_get_string(cd, "status");
 	const char *since = jsonx_get_string(cd, "lastTransitionTime");
 
 	rfc3339_format(r->now, RFC3339_SECONDS, now);
-	return json_pack("[{s:s,s:s,s:I,s:s,s:s,s:s}]", "type", BS_CONDITION_SCHEDULE, "status", st,
+	return json_pack("{s:s,s:s,s:I,s:s,s:s,s:s}", "type", type, "status", st,
 	                 "observedGeneration", (json_int_t)r->sb.meta.generation,
 	                 "lastTransitionTime", was && since && strcmp(was, st) == 0 ? since : now,
 	                 "reason", reason, "message", msg);
+}
+
+static json_t *schedule_condition(const struct run *r, bool ok, const char *reason, const char *msg)
+{
+	return condition(r, BS_CONDITION_SCHEDULE, ok ? "True" : "False", reason, msg);
 }
 
 static int invalid(struct ctl *c, const struct run *r, const char *reason, const struct err *e)
@@ -100,9 +109,9 @@ static int invalid(struct ctl *c, const struct run *r, const char *reason, const
 	struct err we = { 0 };
 
 	return write_status(c, r,
-	                    json_pack("{s:o,s:I}", "conditions",
-	                              condition(r, false, reason, e->msg), "observedGeneration",
-	                              (json_int_t)r->sb.meta.generation),
+	                    json_pack("{s:[o],s:I}", "conditions",
+	                              schedule_condition(r, false, reason, e->msg),
+	                              "observedGeneration", (json_int_t)r->sb.meta.generation),
 	                    &we);
 }
 
@@ -215,9 +224,11 @@ static bool is_running(const struct run *r, const char *name)
 }
 
 /* Deletes a run directory: its manifest first (it is no longer a complete backup for a
- * restore or for retention at once), then every other key; then its RedisBackup. */
+ * restore or for retention at once), then every other key; then its RedisBackup. -EPERM
+ * when the store refused for an immutability it enforces but did not show (an Azure
+ * container-level policy: 409 BlobImmutableDueToPolicy): k then says so. */
 static int delete_dir(struct ctl *c, const struct run *r, struct objstore *os,
-                      const struct listing *l, const struct bs_stored *d)
+                      const struct listing *l, const struct bs_stored *d, struct bs_kept *k)
 {
 	char man[BS_KEY_MAX + sizeof(BS_MANIFEST)];
 	struct objstore_err oe = { 0 };
@@ -232,6 +243,8 @@ static int delete_dir(struct ctl *c, const struct run *r, struct objstore *os,
 		log_warn("schedule", "retention: cannot delete a stored backup", "ns",
 		         r->sb.meta.namespace, "name", r->sb.meta.name, "prefix", d->dir, "error",
 		         oe.err.msg, (char *)NULL);
+		*k = (struct bs_kept){ d->dir, BS_LOCKED, "" };
+		snprintf(k->detail, sizeof(k->detail), "%.180s", oe.err.msg);
 		return rc;
 	}
 	log_info("schedule", "retention: stored backup deleted", "ns", r->sb.meta.namespace, "name",
@@ -240,28 +253,95 @@ static int delete_dir(struct ctl *c, const struct run *r, struct objstore *os,
 	return 0;
 }
 
-/* Decides on the listed directories and deletes what is past the retention. */
-static void expire(struct ctl *c, const struct run *r, struct objstore *os, struct listing *l,
-                   const char *prefix)
+/* Reads the lock state of every object of run d (stopping at a locked one) into k. */
+static enum bs_lock_verdict run_lock(struct objstore *os, const struct listing *l,
+                                     const struct bs_stored *d, int64_t now, struct bs_kept *k)
+{
+	enum bs_lock_verdict v = BS_DELETABLE;
+
+	for (size_t i = d->first; i < d->first + d->count && v != BS_LOCKED; i++) {
+		struct objstore_lock lk;
+		struct objstore_err oe = { 0 };
+		int rc = objstore_lock_get(os, l->keys[i], &lk, &oe);
+		enum bs_lock_verdict nv =
+		        bs_lock_fold(v, rc, rc == 0 && objstore_lock_active(&lk, now));
+		char what[64];
+
+		if (nv == v)
+			continue;
+		objstore_lock_describe(&lk, what);
+		snprintf(k->detail, sizeof(k->detail), "%.40s: %.140s", l->keys[i] + strlen(d->dir),
+		         rc < 0 ? oe.err.msg : what);
+		v = nv;
+	}
+	k->dir = d->dir;
+	k->why = v;
+	return v;
+}
+
+/* The kept runs: logged, an Event on the schedule (Warning when a state is unknown). */
+static void report_kept(struct ctl *c, const struct run *r, const struct bs_kept *k, size_t n,
+                        const char *reason, const char *msg)
+{
+	struct k8s_events_ref ref = { API_GROUP_VERSION, API_REDIS_SCHEDULED_BACKUP_KIND,
+		                      r->sb.meta.namespace, r->sb.meta.name, r->sb.meta.uid };
+	bool warn = strcmp(reason, BS_REASON_LOCK_UNKNOWN) == 0;
+
+	for (size_t i = 0; i < n; i++)
+		log_emit(k[i].why == BS_LOCKED ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, "schedule",
+		         k[i].why == BS_LOCKED
+		                 ? "retention: stored backup kept: Object Lock"
+		                 : "retention: stored backup kept: lock state unknown",
+		         "ns", r->sb.meta.namespace, "name", r->sb.meta.name, "prefix", k[i].dir,
+		         "detail", k[i].detail, (char *)NULL);
+	if (n == 0)
+		return;
+	atomic_fetch_add(&c->metrics.events, 1);
+	(void)k8s_events_emit(c->events, &ref, warn ? K8S_EVENTS_WARNING : K8S_EVENTS_NORMAL,
+	                      BS_CONDITION_RETENTION, "Retention", "%s", msg);
+}
+
+/* Decides on the listed directories and deletes what is past the retention and not
+ * locked; the condition BS_CONDITION_RETENTION of this pass. */
+static json_t *expire(struct ctl *c, const struct run *r, struct objstore *os, struct listing *l,
+                      const char *prefix)
 {
 	struct bs_stored *d = xcalloc(BS_STORED_MAX, sizeof(*d));
-	size_t n = bs_stored_group(prefix, l->keys, l->n, d, BS_STORED_MAX), k;
+	size_t n = bs_stored_group(prefix, l->keys, l->n, d, BS_STORED_MAX), k, nk = 0;
 	struct bs_artifact *a = xcalloc(n + 1, sizeof(*a));
+	struct bs_kept *kept = xcalloc(n + 1, sizeof(*kept));
 	size_t *idx = xcalloc(n + 1, sizeof(*idx));
+	const char *status, *reason;
+	char msg[1024];
+	json_t *cond;
 
 	for (size_t i = 0; i < n; i++)
 		a[i] = (struct bs_artifact){ d[i].dir, d[i].completed,
 			                     is_running(r, d[i].backup) ? 0 : d[i].time_ms, false };
 	k = bs_past_retention(a, n, r->sb.spec.retention_ms, r->now, idx);
-	for (size_t j = 0; j < k; j++)
-		if (delete_dir(c, r, os, l, &d[idx[j]]) < 0)
-			break;
+	for (size_t j = 0; j < k; j++) {
+		int rc = run_lock(os, l, &d[idx[j]], r->now, &kept[nk]) != BS_DELETABLE
+		                 ? -EPERM
+		                 : delete_dir(c, r, os, l, &d[idx[j]], &kept[nk]);
+
+		if (rc == -EPERM)
+			nk++; /* kept whole, never counted as deleted */
+		else if (rc < 0)
+			break; /* the store fails: the next reconcile tries again */
+	}
+	reason = bs_retention_message(kept, nk, &status, msg, sizeof(msg));
+	report_kept(c, r, kept, nk, reason, msg);
+	cond = condition(r, BS_CONDITION_RETENTION, status, reason, msg);
 	free(idx);
+	free(kept);
 	free(a);
 	free(d);
+	return cond;
 }
 
-static void retention(struct ctl *c, const struct run *r, json_t *cluster)
+/* Applies spec.retention; the condition of this pass, or NULL when the store could not
+ * be listed (the previous one stays). */
+static json_t *retention(struct ctl *c, const struct run *r, json_t *cluster)
 {
 	const struct api_destination *dest = &r->sb.spec.backup.destination;
 	const char *path = dest->s3.set ? dest->s3.path : dest->azure.path;
@@ -270,6 +350,7 @@ static void retention(struct ctl *c, const struct run *r, json_t *cluster)
 	struct err e = { 0 };
 	struct objstore *os = NULL;
 	char prefix[BS_KEY_MAX];
+	json_t *cond = NULL;
 	int rc;
 
 	rc = bs_store_prefix(path, r->sb.spec.backup.cluster_name, r->sb.meta.namespace,
@@ -282,7 +363,7 @@ static void retention(struct ctl *c, const struct run *r, json_t *cluster)
 		snprintf(e.msg, sizeof(e.msg), "%s",
 		         rc == -E2BIG ? "more keys than BS_LIST_KEYS_MAX" : oe.err.msg);
 	if (rc == 0)
-		expire(c, r, os, &l, prefix);
+		cond = expire(c, r, os, &l, prefix);
 	else
 		log_warn("schedule", "retention: cannot list the stored backups", "ns",
 		         r->sb.meta.namespace, "name", r->sb.meta.name, "error", e.msg,
@@ -291,12 +372,23 @@ static void retention(struct ctl *c, const struct run *r, json_t *cluster)
 		free(l.keys[i]);
 	free(l.keys);
 	objstore_free(os);
+	return cond;
 }
 
-static void prune(struct ctl *c, const struct run *r)
+/* Retention (its condition appended to conds: this pass's, else the previous one) and the
+ * history limits. */
+static void prune(struct ctl *c, const struct run *r, json_t *conds)
 {
-	if (r->sb.spec.retention_ms > 0 && r->sb.spec.backup.destination.set)
-		retention(c, r, r->cluster);
+	json_t *cond = NULL;
+
+	if (r->sb.spec.retention_ms > 0 && r->sb.spec.backup.destination.set) {
+		cond = retention(c, r, r->cluster);
+		if (!cond)
+			cond = json_incref(jsonx_find(jsonx_get(r->obj, "status.conditions"),
+			                              "type", BS_CONDITION_RETENTION));
+	}
+	if (cond)
+		json_array_append_new(conds, cond);
 	prune_history(c, r);
 }
 
@@ -367,10 +459,10 @@ static int run_once(struct ctl *c, struct run *r, const char *key)
 
 	if (bs_decide(&in, &d, &e) < 0)
 		return invalid(c, r, BS_REASON_NEVER_FIRES, &e);
-	status = json_pack(
-	        "{s:o,s:I}", "conditions",
-	        condition(r, true, BS_REASON_VALID, "the schedule and time zone are valid"),
-	        "observedGeneration", (json_int_t)r->sb.meta.generation);
+	status = json_pack("{s:[o],s:I}", "conditions",
+	                   schedule_condition(r, true, BS_REASON_VALID,
+	                                      "the schedule and time zone are valid"),
+	                   "observedGeneration", (json_int_t)r->sb.meta.generation);
 	if (d.action == BS_CREATE || d.action == BS_CATCH_UP) {
 		rc = create_backup(c, r, d.schedule_ms, name, &e);
 		if (rc < 0) {
@@ -384,7 +476,7 @@ static int run_once(struct ctl *c, struct run *r, const char *key)
 	}
 	set_time(status, "nextScheduleTime", d.next_ms);
 	last_success(r, status);
-	prune(c, r);
+	prune(c, r, json_object_get(status, "conditions"));
 	rc = write_status(c, r, status, &e);
 	if (rc == 0 && d.next_ms > r->now)
 		(void)wq_add_after(c->q, key, d.next_ms - r->now + 200);

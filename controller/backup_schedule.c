@@ -173,6 +173,49 @@ size_t bs_past_retention(const struct bs_artifact *a, size_t n, int64_t retentio
 	return k;
 }
 
+/* --- Object Lock before a delete ---------------------------------------------------------- */
+
+enum bs_lock_verdict bs_lock_fold(enum bs_lock_verdict so_far, int rc, bool active)
+{
+	enum bs_lock_verdict v = rc == -ENOENT ? BS_DELETABLE
+	                         : rc < 0      ? BS_LOCK_UNKNOWN
+	                         : active      ? BS_LOCKED
+	                                       : BS_DELETABLE;
+
+	return v > so_far ? v : so_far;
+}
+
+const char *bs_retention_message(const struct bs_kept *k, size_t n, const char **status, char *msg,
+                                 size_t cap)
+{
+	bool locked = false;
+	size_t len, shown = 0;
+
+	for (size_t i = 0; i < n; i++)
+		locked |= k[i].why == BS_LOCKED;
+	*status = n ? "True" : "False";
+	if (n == 0) {
+		snprintf(msg, cap, "no stored backup past the retention is locked");
+		return BS_REASON_NOTHING_LOCKED;
+	}
+	len = (size_t)snprintf(msg, cap, "%zu stored backup%s past the retention kept:", n,
+	                       n == 1 ? "" : "s");
+	for (; shown < n && len < cap; shown++) {
+		char one[BS_KEY_MAX + BS_DETAIL_MAX + 64];
+		bool l = k[shown].why == BS_LOCKED;
+		size_t m = (size_t)snprintf(one, sizeof(one), "%s %s (%s%s)", shown ? ";" : "",
+		                            k[shown].dir,
+		                            l ? "" : "lock state unknown: ", k[shown].detail);
+
+		if (shown > 0 && m + 32 >= cap - len)
+			break; /* room for "; and N more" */
+		len += (size_t)snprintf(msg + len, cap - len, "%s", one);
+	}
+	if (shown < n && len < cap)
+		snprintf(msg + len, cap - len, "; and %zu more", n - shown);
+	return locked ? BS_REASON_LOCKED : BS_REASON_LOCK_UNKNOWN;
+}
+
 /* --- the schedule's objects in the store -------------------------------------------------- */
 
 int bs_store_prefix(const char *path, const char *cluster, const char *ns, const char *sb_name,

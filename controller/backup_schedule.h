@@ -116,7 +116,8 @@ struct bs_artifact {
 	const char *key;
 	bool completed;  /* a complete backup (its manifest written) */
 	int64_t time_ms; /* completed: when it completed; otherwise when it started; 0 unknown */
-	bool locked;     /* under Object Lock (retention or legal hold): not deletable */
+	bool locked;     /* known locked: not chosen (the reconciler reads locks only for
+	                  * the runs chosen, after this choice: bs_lock_fold) */
 };
 
 /*
@@ -128,6 +129,43 @@ struct bs_artifact {
  */
 size_t bs_past_retention(const struct bs_artifact *a, size_t n, int64_t retention_ms,
                          int64_t now_ms, size_t *out);
+
+/* --- Object Lock before a delete ----------------------------------------------------------- */
+
+#define BS_CONDITION_RETENTION   "RetentionBlocked"
+#define BS_REASON_LOCKED         "ObjectLocked"     /* runs kept: under Object Lock */
+#define BS_REASON_LOCK_UNKNOWN   "LockStateUnknown" /* runs kept: the store would not say */
+#define BS_REASON_NOTHING_LOCKED "NothingBlocked"   /* every chosen run was deleted */
+#define BS_DETAIL_MAX            192
+
+enum bs_lock_verdict {
+	BS_DELETABLE = 0, /* no object of the run is locked */
+	BS_LOCK_UNKNOWN,  /* an object's state could not be read: kept */
+	BS_LOCKED,        /* an object is under a retention or a legal hold: kept */
+};
+
+/*
+ * The verdict of a run after one more of its objects was read: rc is objstore_lock_get's
+ * (-ENOENT: the object is gone, nothing to keep; any other error: unknown), active
+ * objstore_lock_active's. The worst so far wins (locked > unknown > deletable).
+ */
+enum bs_lock_verdict bs_lock_fold(enum bs_lock_verdict so_far, int rc, bool active);
+
+/* A run retention chose but kept. */
+struct bs_kept {
+	const char *dir; /* its directory, "<prefix><digits>[.r<N>]/" */
+	enum bs_lock_verdict why;
+	char detail[BS_DETAIL_MAX]; /* "dump.rdb: legal hold", or the error */
+};
+
+/*
+ * The condition BS_CONDITION_RETENTION for a pass that kept n runs: *status "True" when
+ * n > 0 (reason BS_REASON_LOCKED when any is locked, else BS_REASON_LOCK_UNKNOWN), else
+ * "False" (BS_REASON_NOTHING_LOCKED); msg (cap bytes) names the kept runs and why, the
+ * first ones when they do not all fit ("… and N more"). Returns the reason.
+ */
+const char *bs_retention_message(const struct bs_kept *k, size_t n, const char **status, char *msg,
+                                 size_t cap);
 
 /* --- the schedule's objects in the store ---------------------------------------------------- */
 
@@ -141,8 +179,10 @@ size_t bs_past_retention(const struct bs_artifact *a, size_t n, int64_t retentio
  * that (another schedule "<sb_name>-x", a user's object) is not the schedule's and is
  * never touched. Age counts from the scheduled time in the name (a run's backup completes
  * after it, so a backup is at most its own duration older than its completion time).
- * Object Lock is not read: S3 keeps a locked version under a delete marker, Azure refuses
- * (409) to delete a blob under an immutability policy.
+ * A run chosen by bs_past_retention is deleted only when none of its objects is locked
+ * (bs_lock_fold over each object's objstore_lock_get): a locked run, or one whose lock
+ * state the store would not tell, is kept whole, named in the condition
+ * BS_CONDITION_RETENTION (bs_retention_message) and an Event, and not counted as deleted.
  */
 #define BS_KEY_MAX       API_BACKUP_KEY_MAX /* an object key (api/backup_store.h) */
 #define BS_MANIFEST      "manifest.json"

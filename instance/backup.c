@@ -22,8 +22,9 @@
  * The state (struct inst_backup_view) lives in the snapshot [in->mu] and in the state
  * file of the data dir, written at each phase; a state file still "running" at start-up
  * is reported failed and retryable (backup_manifest.c). A multipart upload cut short by
- * a kill is invisible (never completed) and left to the bucket's lifecycle rule
- * (AbortIncompleteMultipartUpload; Azure drops uncommitted blocks after 7 days).
+ * a kill, or whose abort failed, is invisible (never completed); each completed backup
+ * then aborts such leftovers of the cluster (backup_leftover.c; S3 only: Azure drops
+ * uncommitted blocks after 7 days).
  *
  * Credentials: the request's, copied into the objstore handle, wiped with the request
  * when the thread ends; never logged nor written to the state file.
@@ -361,6 +362,9 @@ static void run(struct job *j)
 	} else if (upload(j, os, &oe) < 0) {
 		fail(j, oe.err.msg, oe.retryable || oe.err.code == -ECANCELED);
 	} else {
+		/* the store just took ours: now, not before each attempt, where an unreachable
+		 * store would cost every attempt a second connect timeout */
+		(void)inst_backup_abort_leftovers(os, j->v.key, j->v.name);
 		snprintf(j->v.phase, sizeof(j->v.phase), "%s", API_INST_BACKUP_COMPLETED);
 		inst_backup_now(j->v.stopped_at);
 		log_info("backup", "backup completed", "name", j->v.name, "key", j->v.key, "sha256",

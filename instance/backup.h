@@ -110,6 +110,20 @@ struct inst_aof_set {
 int inst_backup_keys(const char *path, const char *cluster, const char *name,
                      char dump[INST_BACKUP_KEY_MAX], char manifest[INST_BACKUP_KEY_MAX],
                      struct err *e);
+/*
+ * Incomplete multipart uploads (backup_leftover.c). An upload whose abort failed (the
+ * store unreachable) or whose manager was killed stays incomplete in an S3 bucket; each
+ * completed backup then aborts those of its cluster's backups: the keys
+ * "<path>/<cluster>/<ns>/<dir>/<dump.rdb | appendonlydir.tar.gz>" of the destination,
+ * <dir> one segment (inst_backup_leftover_key). The controller runs one backup of a
+ * cluster at a time, so none of them is still being written.
+ */
+/* The cluster's prefix of a backup's data key: the key less "<dir>/<file>" ("" when the
+ * key has fewer than two '/'). */
+void inst_backup_cluster_prefix(const char *key, char out[INST_BACKUP_KEY_MAX]);
+/* Whether key is a backup's data object right under cluster_prefix (the shape above). */
+bool inst_backup_leftover_key(const char *cluster_prefix, const char *key);
+
 /* The key of file next to manifest_key ("a/b/manifest.json", "dump.rdb" → "a/b/dump.rdb"). */
 int inst_backup_sibling(const char *manifest_key, const char *file, char out[INST_BACKUP_KEY_MAX],
                         struct err *e);
@@ -155,6 +169,10 @@ struct objstore *inst_backup_store_open_spooled(const struct api_destination *d,
                                                 const char *spool_dir, struct objstore_err *oe);
 /* Now, as the views' RFC 3339 text (seconds). */
 void inst_backup_now(char out[32]);
+/* Aborts the incomplete multipart uploads of the cluster of backup key key (above),
+ * logging each; best effort (a store that cannot list them is logged). How many were
+ * aborted. */
+unsigned inst_backup_abort_leftovers(struct objstore *os, const char *key, const char *name);
 /* Sets *cancel and joins the thread when joinable (main thread, at shutdown). */
 void inst_backup_thread_stop(atomic_bool *cancel, pthread_t thread, bool joinable);
 

@@ -129,6 +129,8 @@ static const struct {
 	{ "OperationTimedOut", -ETIMEDOUT },
 	{ "RequestTimeout", -ETIMEDOUT },
 	{ "InternalError", -EIO },
+	{ "BlobImmutableDueToPolicy", -EPERM }, /* Azure: an immutability policy or hold */
+	{ "BlobImmutableDueToLegalHold", -EPERM },
 };
 
 int objstore_code_errno(const char *code)
@@ -272,11 +274,15 @@ static size_t on_header(char *p, size_t size, size_t nmemb, void *ctx)
 
 	if (n >= 5 && strncmp(p, "HTTP/", 5) == 0) { /* a new answer (after a 100) */
 		rq->etag[0] = rq->ms_error[0] = '\0';
+		for (size_t i = 0; i < OBJSTORE_WANT_MAX; i++)
+			rq->got[i][0] = '\0';
 		rq->content_length = -1;
 		return n;
 	}
 	header_value(p, n, "etag", rq->etag, sizeof(rq->etag));
 	header_value(p, n, "x-ms-error-code", rq->ms_error, sizeof(rq->ms_error));
+	for (size_t i = 0; i < OBJSTORE_WANT_MAX && rq->want[i]; i++)
+		header_value(p, n, rq->want[i], rq->got[i], sizeof(rq->got[i]));
 	if (header_value(p, n, "content-length", len, sizeof(len))) {
 		char *end;
 		long long v = strtoll(len, &end, 10);

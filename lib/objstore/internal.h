@@ -24,6 +24,7 @@
 #define OBJSTORE_URL_MAX       8192
 #define OBJSTORE_HEADERS_MAX   12
 #define OBJSTORE_UPLOAD_ID_MAX 1024
+#define OBJSTORE_WANT_MAX      3 /* answer headers a request may capture */
 
 struct objstore;
 
@@ -81,6 +82,10 @@ struct objstore_req {
 	bool resp_overflow;
 	char etag[128];
 	char ms_error[64]; /* Azure's x-ms-error-code header */
+	/* Other headers the caller wants: names set before the request, values after it
+	 * ("" when absent). */
+	const char *want[OBJSTORE_WANT_MAX];
+	char got[OBJSTORE_WANT_MAX][64];
 	int64_t content_length;
 	char errbuf[CURL_ERROR_SIZE];
 	struct curl_slist *headers;
@@ -144,6 +149,9 @@ struct objstore {
 	char *ca_file;
 	char *user_agent;
 	char *spool_dir; /* put_stream's part in a file there; NULL: in memory */
+	/* lock.c: the bucket's Object Lock (S3) or the container's legal hold (Azure), read
+	 * once: 0 not yet, 1 on, -1 off */
+	int bucket_lock;
 	CURL *curl;
 };
 

@@ -231,6 +231,27 @@ typedef int (*objstore_list_fn)(void *ctx, const struct objstore_entry *entry);
 int objstore_list(struct objstore *os, const char *prefix, objstore_list_fn fn, void *ctx,
                   struct objstore_err *oe);
 
+/* A multipart upload begun and neither completed nor aborted (S3 ListMultipartUploads). */
+struct objstore_upload_entry {
+	const char *key;       /* borrowed, valid during the callback */
+	const char *upload_id; /* borrowed */
+	const char *initiated; /* as the server wrote it (RFC 3339), "" when absent */
+};
+typedef int (*objstore_upload_fn)(void *ctx, const struct objstore_upload_entry *u);
+
+/*
+ * Every incomplete multipart upload whose key starts with prefix, page after page (S3;
+ * on Azure none: uncommitted blocks are never listed and the service drops them). Such
+ * an upload is left by a failed abort or a process killed mid-upload; its parts are
+ * stored (and billed) until it is aborted or the bucket's lifecycle rule removes it.
+ */
+int objstore_list_uploads(struct objstore *os, const char *prefix, objstore_upload_fn fn, void *ctx,
+                          struct objstore_err *oe);
+/* Aborts the multipart upload upload_id of key (S3 AbortMultipartUpload; an upload that is
+ * already gone, NoSuchUpload, is not an error; Azure: nothing to do). */
+int objstore_abort_multipart(struct objstore *os, const char *key, const char *upload_id,
+                             struct objstore_err *oe);
+
 /* Part-size arithmetic, exported for tests and for callers that size their parts. */
 /* Parts a stream of size bytes takes (a single request counts as 1; 0 bytes is 1). */
 uint64_t objstore_parts_for(uint64_t size, size_t part_size);

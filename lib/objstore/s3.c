@@ -163,22 +163,13 @@ static int s3_complete(struct objstore *os, struct objstore_upload *u, struct ob
 	return rc;
 }
 
-/* Best effort: a failure here leaves an upload that a bucket lifecycle rule removes;
- * the object never appears either way. */
+/* Best effort: a failure here leaves an upload that a bucket lifecycle rule, or the
+ * next backup's objstore_list_uploads, removes; the object never appears either way. */
 static int s3_abort(struct objstore *os, struct objstore_upload *u, struct objstore_err *oe)
 {
-	struct objstore_req rq;
-	int rc;
-
 	if (!u->upload_id[0])
 		return 0;
-	objstore_req_init(&rq, "AbortMultipartUpload", u->key, "DELETE");
-	objstore_req_param(&rq, "uploadId", u->upload_id);
-	rc = s3_url(os, &rq, u->key, oe);
-	if (!rc)
-		rc = objstore_http_do(os, &rq, oe);
-	objstore_req_release(&rq);
-	return rc;
+	return objstore_abort_multipart(os, u->key, u->upload_id, oe);
 }
 
 static int s3_del(struct objstore *os, const char *key, struct objstore_err *oe)

@@ -106,6 +106,7 @@ check "RedisBackup without credentials: a missing Secret is said, none at all fa
 check "RedisBackup whose source pod is deleted mid-upload: retried elsewhere or failed, never Running, no partial manifest" t_backup_pod_deleted
 check "RedisBackup with deletionPolicy Delete: deleting it deletes its objects, then the finalizer" t_backup_delete_policy
 check "RedisScheduledBackup every minute: fires twice, one at a time, retention deletes the older, the newest kept, suspend stops it" t_backup_schedule
+check "RedisScheduledBackup retention with Object Lock: a held run kept whole (RetentionBlocked, an Event), deleted once released" t_backup_retention_lock
 check "fields accepted but not acted on: UnsupportedFields names them, one Warning per message, the cluster still managed" t_unsupported
 check "mode: cluster: phase Unsupported, no pods, UnsupportedFields names spec.mode and spec.shards" t_unsupported_cluster_mode
 check "aclConfigSecret: the file's users on every pod, changed and removed live, a refused file (spec.users' or the operator's user) changes nothing and is reported by line" t_acl_config

@@ -201,6 +201,59 @@ START_TEST(retention)
 }
 END_TEST
 
+/* A run is deleted only when every object was read unlocked; a gone object is nothing
+ * to keep; an unreadable state keeps the run; a lock wins over an unknown. */
+START_TEST(lock_fold)
+{
+	enum bs_lock_verdict v = BS_DELETABLE;
+
+	v = bs_lock_fold(v, 0, false);
+	ck_assert_int_eq(v, BS_DELETABLE);
+	v = bs_lock_fold(v, -ENOENT, false);
+	ck_assert_int_eq(v, BS_DELETABLE);
+	v = bs_lock_fold(v, -EACCES, false); /* 403 on GetObjectRetention */
+	ck_assert_int_eq(v, BS_LOCK_UNKNOWN);
+	v = bs_lock_fold(v, 0, false); /* a later free object does not clear it */
+	ck_assert_int_eq(v, BS_LOCK_UNKNOWN);
+	v = bs_lock_fold(v, 0, true);
+	ck_assert_int_eq(v, BS_LOCKED);
+	ck_assert_int_eq(bs_lock_fold(BS_LOCKED, -EIO, false), BS_LOCKED);
+	ck_assert_int_eq(bs_lock_fold(BS_DELETABLE, 0, true), BS_LOCKED);
+}
+END_TEST
+
+START_TEST(retention_message)
+{
+	struct bs_kept k[40] = {
+		{ "p/c/ns/sb-20261201000000/", BS_LOCKED, "dump.rdb: legal hold" },
+		{ "p/c/ns/sb-20261202000000.r1/", BS_LOCK_UNKNOWN,
+		  "manifest.json: s3 GetObjectRetention x: 403 AccessDenied" },
+	};
+	const char *st = NULL, *reason;
+	char msg[1024];
+
+	reason = bs_retention_message(k, 0, &st, msg, sizeof(msg));
+	ck_assert_str_eq(reason, BS_REASON_NOTHING_LOCKED);
+	ck_assert_str_eq(st, "False");
+	reason = bs_retention_message(k, 2, &st, msg, sizeof(msg));
+	ck_assert_str_eq(reason, BS_REASON_LOCKED);
+	ck_assert_str_eq(st, "True");
+	ck_assert_str_eq(msg, "2 stored backups past the retention kept: "
+	                      "p/c/ns/sb-20261201000000/ (dump.rdb: legal hold); "
+	                      "p/c/ns/sb-20261202000000.r1/ (lock state unknown: manifest.json: "
+	                      "s3 GetObjectRetention x: 403 AccessDenied)");
+	reason = bs_retention_message(k + 1, 1, &st, msg, sizeof(msg));
+	ck_assert_str_eq(reason, BS_REASON_LOCK_UNKNOWN);
+	for (size_t i = 2; i < ARRAY_LEN(k); i++)
+		k[i] = k[0];
+	reason = bs_retention_message(k, ARRAY_LEN(k), &st, msg, sizeof(msg));
+	ck_assert_uint_lt(strlen(msg), sizeof(msg) - 1);
+	ck_assert_ptr_nonnull(strstr(msg, "; and "));
+	ck_assert_ptr_nonnull(strstr(msg, " more"));
+	ck_assert_ptr_nonnull(strstr(msg, "40 stored backups"));
+}
+END_TEST
+
 /* --- the schedule's objects in the store ------------------------------------------------ */
 
 /* The prefix is the instance's own layout (inst_backup_keys) of a run's directory, less
@@ -287,6 +340,8 @@ static Suite *backup_schedule_suite(void)
 	tcase_add_test(tc, names);
 	tcase_add_test(tc, history);
 	tcase_add_test(tc, retention);
+	tcase_add_test(tc, lock_fold);
+	tcase_add_test(tc, retention_message);
 	tcase_add_test(tc, store_prefix);
 	tcase_add_test(tc, stored_group);
 	suite_add_tcase(s, tc);

@@ -6,6 +6,8 @@
  *   objtool s3|azure get KEY         the object on stdout
  *   objtool s3|azure put KEY         stdin into the object
  *   objtool s3|azure rm PREFIX       deletes every object under PREFIX
+ *   objtool s3|azure uploads PREFIX  "<key> <upload id> <initiated>" per incomplete
+ *                                    multipart upload (S3; none on Azure)
  * Exit 0, 1 on a storage error (message on stderr), 2 on usage.
  */
 #include <stdio.h>
@@ -55,6 +57,13 @@ static int delete_entry(void *ctx, const struct objstore_entry *e)
 	return objstore_delete(ctx, e->key, NULL);
 }
 
+static int print_upload(void *ctx, const struct objstore_upload_entry *u)
+{
+	(void)ctx;
+	printf("%s %s %s\n", u->key, u->upload_id, u->initiated[0] ? u->initiated : "-");
+	return 0;
+}
+
 static int to_stdout(void *ctx, const void *buf, size_t n)
 {
 	(void)ctx;
@@ -76,7 +85,7 @@ int main(int argc, char **argv)
 	int rc = -1;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: objtool s3|azure list|get|put|rm ARG\n");
+		fprintf(stderr, "usage: objtool s3|azure list|get|put|rm|uploads ARG\n");
 		return 2;
 	}
 	if (!(os = open_store(argv[1])))
@@ -90,6 +99,8 @@ int main(int argc, char **argv)
 		rc = objstore_put_stream(os, argv[3], from_stdin, NULL, &res, &oe);
 	else if (strcmp(argv[2], "rm") == 0)
 		rc = objstore_list(os, argv[3], delete_entry, os, &oe);
+	else if (strcmp(argv[2], "uploads") == 0)
+		rc = objstore_list_uploads(os, argv[3], print_upload, NULL, &oe);
 	if (rc)
 		fprintf(stderr, "objtool: %s\n", oe.err.msg[0] ? oe.err.msg : "failed");
 	objstore_free(os);

@@ -12,7 +12,7 @@ BKPATH=cit-$RUN
 BK_OBJTOOL=$(pwd)/$BUILD/test/objtool
 
 # in a subshell: the test's own storage settings (the operator gets them from Secrets)
-bk_env() { set -a; . "build/env/$1.env"; set +a; }
+bk_env() { set -a; . "${ENV_DIR:-build/env}/$1.env"; set +a; }
 bk_obj() { ( bk_env "$1"; "$BK_OBJTOOL" "$@" ); }
 bk() { $K -n $BKNS get redisbackup "$1" -o jsonpath="$2" 2>/dev/null; }
 bk_phase() { bk "$1" '{.status.phase}'; }
@@ -67,7 +67,7 @@ bk_secrets() {
 bk_setup() {
   [ -e "$W/bk-setup" ] && return 0
   make -s BUILD="$BUILD" "$BUILD/test/objtool" >/dev/null || fail "cannot build objtool"
-  [ -f build/env/s3.env ] && [ -f build/env/azure.env ] || fail "build/env/s3.env or azure.env missing"
+  [ -f "${ENV_DIR:-build/env}/s3.env" ] && [ -f "${ENV_DIR:-build/env}/azure.env" ] || fail "build/env/s3.env or azure.env missing"
   newns $BKNS || fail "namespace"
   bk_secrets || fail "Secrets"
   mkcluster $BKNS bk 3 "  backupCredentialsSecret: {name: bk-s3}" || fail "cluster bk"
@@ -325,6 +325,70 @@ t_backup_schedule() {
   [ "$rv0" = "$rv1" ] || fail "the schedule was written while suspended (resourceVersion $rv0 -> $rv1)"
   kill "$(cat "$W/sched-watch.pid")" 2>/dev/null
   bk_obj s3 rm "$BKPATH/" >/dev/null; bk_obj azure rm "$BKPATH/" >/dev/null
+}
+# Object Lock before retention deletes (docs/backup.md "Object Lock and immutability"):
+# a suspended schedule "lk" (retention 1h, never fires) on a bucket made with Object Lock;
+# three runs of 2020 planted, the oldest's dump under a legal hold. Retention deletes the
+# middle one, keeps the newest (always) and the held one (RetentionBlocked True,
+# ObjectLocked, the run named, an Event); the hold released, the next pass deletes it and
+# the condition turns False.
+BK_LOCK_RUNS="lk-20200101000000 lk-20200102000000 lk-20200103000000"
+bk_s3_curl() { # METHOD BUCKET/KEY?QUERY [CURL ARGS…]: a signed request (body: -d)
+  local m=$1 u=$2; shift 2
+  ( bk_env s3; curl -s -o /dev/null -w '%{http_code}' -X "$m" --aws-sigv4 "aws:amz:$S3_REGION:s3" \
+      -u "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" "$@" "$S3_ENDPOINT/$u" )
+}
+bk_legal_hold() { # BUCKET KEY ON|OFF
+  local body="<LegalHold><Status>$3</Status></LegalHold>"
+  bk_s3_curl PUT "$1/$2?legal-hold=" -H "Content-MD5: $(printf '%s' "$body" | openssl md5 -binary | base64)" \
+    -H "x-amz-content-sha256: $(printf '%s' "$body" | sha256sum | cut -c1-64)" --data-binary "$body"
+}
+bk_lock_keys() { ( bk_env s3; S3_BUCKET=$S3_BUCKET-lock "$BK_OBJTOOL" s3 list "$BKPATH/sc/$BKNS/lk-" ) | awk '{print $1}'; }
+bk_lock_cond() { bk_sb lk "{.status.conditions[?(@.type==\"RetentionBlocked\")].$1}"; }
+t_backup_retention_lock() {
+  local bucket run code pre="$BKPATH/sc/$BKNS"
+  if [ ! -e "$W/bk-setup" ]; then # alone (ONLY=): the namespace, Secrets and cluster sc only
+    make -s BUILD="$BUILD" "$BUILD/test/objtool" >/dev/null || fail "cannot build objtool"
+    newns $BKNS && bk_secrets && mkcluster $BKNS sc 1 || fail "setup"
+  fi
+  bucket=$( bk_env s3; echo "$S3_BUCKET-lock" )
+  code=$(bk_s3_curl PUT "$bucket" -H "x-amz-bucket-object-lock-enabled: true" \
+    -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+  case $code in 200|409) ;; *) fail "lock-enabled bucket: HTTP $code" ;; esac
+  for run in $BK_LOCK_RUNS; do
+    echo '{"planted": true}' | ( bk_env s3; S3_BUCKET=$bucket "$BK_OBJTOOL" s3 put "$pre/$run/manifest.json" ) &&
+      echo planted | ( bk_env s3; S3_BUCKET=$bucket "$BK_OBJTOOL" s3 put "$pre/$run/dump.rdb" ) || fail "plant $run"
+  done
+  [ "$(bk_legal_hold "$bucket" "$pre/lk-20200101000000/dump.rdb" ON)" = 200 ] || fail "legal hold not set"
+  $K -n $BKNS apply -f - >/dev/null <<Y
+apiVersion: redis.io/v1
+kind: RedisScheduledBackup
+metadata: {name: lk}
+spec:
+  schedule: "0 0 1 1 *"
+  suspend: true
+  clusterName: sc
+  retention: 1h
+  destination: $(bk_dest s3 "" "$bucket" bk-s3)
+Y
+  poll 60 eval '[ "$(bk_lock_cond reason)" = ObjectLocked ]' ||
+    fail "RetentionBlocked: $(bk_sb lk '{.status.conditions}')"
+  bk_lock_keys | grep -q lk-20200102000000/ && fail "the unlocked old run was not deleted: $(bk_lock_keys | paste -sd' ')"
+  [ "$(bk_lock_keys | grep -c lk-20200101000000/)" = 2 ] || fail "the held run was not kept whole: $(bk_lock_keys | paste -sd' ')"
+  [ "$(bk_lock_keys | grep -c lk-20200103000000/)" = 2 ] || fail "the newest run was deleted"
+  [ "$(bk_lock_cond status)" = True ] && bk_lock_cond message | grep -q "lk-20200101000000/ (dump.rdb: legal hold)" ||
+    fail "condition: $(bk_lock_cond status) $(bk_lock_cond message)"
+  poll 30 eval '$K -n $BKNS get events --field-selector involvedObject.name=lk,reason=RetentionBlocked -o name | grep -q .' ||
+    fail "no RetentionBlocked Event"
+  note "retention with Object Lock: $(bk_lock_cond message)"
+  # released: the next reconcile (a change of the schedule) deletes it
+  [ "$(bk_legal_hold "$bucket" "$pre/lk-20200101000000/dump.rdb" OFF)" = 200 ] || fail "legal hold not released"
+  $K -n $BKNS annotate redisscheduledbackup lk redis-operator.test/poke=1 >/dev/null
+  poll 60 eval '[ "$(bk_lock_cond reason)" = NothingBlocked ]' || fail "after release: $(bk_lock_cond reason) $(bk_lock_cond message)"
+  bk_lock_keys | grep -q lk-20200101000000/ && fail "the released run was not deleted"
+  [ "$(bk_lock_keys | grep -c lk-20200103000000/)" = 2 ] || fail "the newest run was deleted"
+  $K -n $BKNS delete redisscheduledbackup lk >/dev/null
+  ( bk_env s3; S3_BUCKET=$bucket "$BK_OBJTOOL" s3 rm "$BKPATH/" ) >/dev/null
 }
 # as bk_stored, for sc's small dumps
 bk_stored_small() {

@@ -5,7 +5,7 @@
 OBJTOOL=$(pwd)/$BUILD/test/objtool
 
 # the storage settings of provider P, in this shell (the test's own credentials)
-store_env() { set -a; . "build/env/$1.env"; set +a; }
+store_env() { set -a; . "${ENV_DIR:-build/env}/$1.env"; set +a; }
 objtool() { "$OBJTOOL" "$@"; }
 dest() { # P PATH [ENDPOINT]
   if [ "$1" = s3 ]; then
@@ -273,7 +273,7 @@ backup_suite() {
   make -s BUILD="$BUILD" "$BUILD/test/objtool" >/dev/null || { check_fail "cannot build objtool"; return; }
   check "backup: a manager restarted during a backup reports it failed, retryable" backup_restart_recovers
   [ "${BACKUP_ONLY:-}" = aof ] || for p in s3 azure; do
-    [ -f "build/env/$p.env" ] || { check_fail "backup $p: build/env/$p.env missing"; continue; }
+    [ -f "${ENV_DIR:-build/env}/$p.env" ] || { check_fail "backup $p: ${ENV_DIR:-build/env}/$p.env missing"; continue; }
     check "backup $p: BGSAVE streamed, manifest last, idempotent POST; restore into a new cluster has every key" backup_roundtrip "$p" 3>&1 || continue
     check "backup $p: a wrong credential fails, not retryable, the Code named, never logged" backup_wrong_credentials "$p"
     check "backup $p: unreachable storage fails retryable after retries" backup_unreachable "$p"
@@ -282,7 +282,7 @@ backup_suite() {
     check "restore $p: a missing manifest is refused, the server never started" restore_refuses "$p" missing
   done
   for p in s3 azure; do
-    [ -f "build/env/$p.env" ] || continue
+    [ -f "${ENV_DIR:-build/env}/$p.env" ] || continue
     check "backup $p aof: BGREWRITEAOF, appendonlydir as tar.gz; restore has every key acknowledged before, no gap" aof_roundtrip "$p" 3>&1 || continue
     check "restore $p aof: into a cluster with appendonly no is refused, the server never started" aof_restore_refused_appendonly_off "$p"
     for k in symlink dotdot outside; do

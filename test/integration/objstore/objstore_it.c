@@ -26,6 +26,7 @@
 
 #include "lib/buf.h"
 #include "lib/objstore/objstore.h"
+#include "test/integration/objstore/objstore_it.h"
 
 #define MIB       (1u << 20)
 #define BIG_SIZE  (40ull * MIB)
@@ -33,15 +34,13 @@
 #define FILE_SIZE (40ull * MIB + 12345)
 #define FILE_RSS  (2ull * MIB) /* objstore_put_file: a 64 KiB chunk, no part buffer */
 
-static const char *suite;
-static bool azure;
-static char prefix[128];
-static struct objstore_config base;
+const char *suite;
+bool azure;
+char prefix[128];
+struct objstore_config base;
 static int failures, passes;
 
-static void result(bool ok, const char *name, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
-static void result(bool ok, const char *name, const char *fmt, ...)
+void result(bool ok, const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -93,7 +92,7 @@ static void config_from_env(void)
 	base.connect_timeout_ms = 5000;
 }
 
-static struct objstore *open_store(const struct objstore_config *cfg)
+struct objstore *open_store(const struct objstore_config *cfg)
 {
 	struct objstore_err oe;
 	struct objstore *os = objstore_new(cfg, &oe);
@@ -105,7 +104,7 @@ static struct objstore *open_store(const struct objstore_config *cfg)
 	return os;
 }
 
-static void key_of(char *out, size_t cap, const char *name)
+void key_of(char *out, size_t cap, const char *name)
 {
 	snprintf(out, cap, "%s%s", prefix, name);
 }
@@ -795,6 +794,8 @@ int main(int argc, char **argv)
 	check_wrong_credentials();
 	check_missing_bucket();
 	check_unreachable();
+	check_locks(os);
+	check_incomplete_uploads(os);
 	objstore_list(os, prefix, delete_entry, os, NULL);
 	objstore_free(os);
 	printf("%s: %d passed, %d failed\n", suite, passes, failures);
