@@ -10,7 +10,10 @@
  *   (histogram, the pause the old primary's manager measured), redis_operator_events_total,
  *   redis_operator_leader, redis_operator_workqueue_depth, redis_operator_clusters,
  *   redis_operator_api_requests_total{verb} (every Kubernetes API request both clients
- *   sent, watches and leader-Lease renewals included: lib/k8s/client's counters);
+ *   sent, watches and leader-Lease renewals included: lib/k8s/client's counters),
+ *   redis_operator_api_rate_qps (the main client's request rate in force: the
+ *   --kube-api-qps ceiling, lower while the API server answers 429; lib/k8s/rate.h) and
+ *   redis_operator_api_throttled_total (how often those 429s cut it);
  * per cluster: the backups (below) and redis_operator_cluster_* (metrics_cluster.h).
  */
 #include <stdio.h>
@@ -94,6 +97,23 @@ static void api_requests(struct buf *o, struct ctl *c)
 		           a[v] + b[v]);
 }
 
+/* The main client's adaptive rate (the Lease client has no rate limit). */
+static void api_rate(struct buf *o, struct ctl *c)
+{
+	unsigned long long cuts;
+	double qps;
+
+	if (!c->kube)
+		return;
+	k8s_client_rate(c->kube, &qps, &cuts);
+	head(o, "redis_operator_api_rate_qps", "gauge",
+	     "Kubernetes API request rate in force: --kube-api-qps, lower after 429 answers.");
+	buf_printf(o, "redis_operator_api_rate_qps %g\n", qps);
+	head(o, "redis_operator_api_throttled_total", "counter",
+	     "Times the API server's 429 Too Many Requests cut the request rate.");
+	buf_printf(o, "redis_operator_api_throttled_total %llu\n", cuts);
+}
+
 /* Per cluster, from backup.c's records: labels namespace and cluster. */
 static void backup_series(struct buf *o, struct ctl *c)
 {
@@ -166,6 +186,7 @@ int ctl_metrics_render(struct ctl *c, struct buf *o)
 	gauge(o, "redis_operator_clusters", "RedisClusters in the cache.",
 	      c->inf[CTL_INF_CLUSTERS] ? (long long)k8s_informer_len(c->inf[CTL_INF_CLUSTERS]) : 0);
 	api_requests(o, c);
+	api_rate(o, c);
 	backup_series(o, c);
 	return ctl_metrics_cluster_render(c, o);
 }

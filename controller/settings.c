@@ -55,7 +55,8 @@ const struct settings_desc ctl_settings_table[] = {
 	  OFF(api_timeout_ms), "Deadline of each Kubernetes API request." },
 	{ "kube-api-qps", SETTINGS_INT, "50", 1, 100000, NULL, false, false, OFF(api_qps),
 	  "Kubernetes API requests per second (client-side limit of the caches, writes and "
-	  "events; the leader Lease has its own client)." },
+	  "events; the leader Lease has its own client). A ceiling: the API server's 429 "
+	  "answers halve the rate, which then grows back." },
 	{ "kube-api-burst", SETTINGS_INT, "100", 1, 100000, NULL, false, false, OFF(api_burst),
 	  "Kubernetes API requests allowed at once before --kube-api-qps applies." },
 	{ "instance-timeout", SETTINGS_DURATION, "5s", 100, 300000, NULL, false, false,

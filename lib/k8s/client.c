@@ -27,6 +27,8 @@
 #include "lib/backoff.h"
 #include "lib/clock.h"
 #include "lib/httpc.h"
+#include "lib/k8s/rate.h"
+#include "lib/log.h"
 
 #define RETRY_BASE_MS   200
 #define RETRY_CAP_MS    5000
@@ -43,8 +45,7 @@ struct k8s_client {
 	pthread_mutex_t lock; /* guards everything below */
 	CURL *idle[K8S_POOL_MAX];
 	size_t n_idle;
-	double tokens; /* rate limiter bucket */
-	int64_t refill_ms;
+	struct k8s_rate rate; /* the adaptive token bucket (rate.h) */
 	uint64_t rng;
 	atomic_ullong requests[K8S_VERB_COUNT]; /* sent, by verb: lock-free */
 };
@@ -111,8 +112,7 @@ struct k8s_client *k8s_client_new(struct k8s_config *cfg, const struct k8s_clien
 	c->plain_http = has_prefix(server, "http://");
 	c->send_token = !c->plain_http || is_loopback_http(server);
 	pthread_mutex_init(&c->lock, NULL);
-	c->tokens = c->o.burst;
-	c->refill_ms = clock_mono_ms();
+	k8s_rate_init(&c->rate, c->o.qps, c->o.burst, clock_mono_ms());
 	c->rng = (uint64_t)clock_wall_ms() ^ (uint64_t)(uintptr_t)c;
 	return c;
 }
@@ -180,30 +180,57 @@ void k8s_client_handle_put(struct k8s_client *c, CURL *h)
 		curl_easy_cleanup(h);
 }
 
-/* Token bucket: burst requests at once, then qps per second. */
+/* The adaptive token bucket (rate.h): waits for this request's slot. */
 int k8s_client_throttle(struct k8s_client *c, int64_t deadline_ms, struct err *e)
 {
-	int64_t now, wait = 0;
+	int64_t now, wait;
+	double qps;
 
-	if (c->o.qps <= 0)
-		return 0;
 	pthread_mutex_lock(&c->lock);
 	now = clock_mono_ms();
-	c->tokens += (double)(now - c->refill_ms) * c->o.qps / 1000.0;
-	if (c->tokens > c->o.burst)
-		c->tokens = c->o.burst;
-	c->refill_ms = now;
-	c->tokens -= 1;
-	if (c->tokens < 0)
-		wait = (int64_t)(-c->tokens * 1000.0 / c->o.qps) + 1;
+	wait = k8s_rate_take(&c->rate, now);
+	qps = c->rate.qps;
 	if (now + wait > deadline_ms)
-		c->tokens += 1; /* not taken after all */
+		k8s_rate_give_back(&c->rate); /* not taken after all */
 	pthread_mutex_unlock(&c->lock);
 	if (now + wait > deadline_ms)
 		return err_set(e, -ETIMEDOUT,
-		               "k8s client: rate limit (%.1f qps) passes the deadline", c->o.qps);
+		               "k8s client: rate limit (%.1f qps now, %.1f configured) passes the "
+		               "deadline",
+		               qps, c->o.qps);
 	sleep_ms(wait);
 	return 0;
+}
+
+void k8s_client_answered(struct k8s_client *c, CURL *h, const struct k8s_call *call)
+{
+	long http = 0;
+	unsigned long long cuts;
+	char qps[32], hold[32];
+
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &http);
+	if (http != 429)
+		return;
+	pthread_mutex_lock(&c->lock);
+	cuts = c->rate.cuts;
+	k8s_rate_throttled(&c->rate, clock_mono_ms());
+	snprintf(qps, sizeof(qps), "%.1f", c->rate.qps);
+	cuts = c->rate.cuts - cuts;
+	pthread_mutex_unlock(&c->lock);
+	if (!cuts)
+		return; /* the same congestion event: logged once */
+	snprintf(hold, sizeof(hold), "%ld", call->retry_after_ms);
+	log_warn("k8s",
+	         "the API server throttles this client (429 Too Many Requests): slowing down",
+	         "qps", c->o.qps > 0 ? qps : "unlimited", "retry_after_ms", hold, (char *)NULL);
+}
+
+void k8s_client_rate(struct k8s_client *c, double *qps, unsigned long long *throttled)
+{
+	pthread_mutex_lock(&c->lock);
+	*qps = c->rate.ceiling > 0 ? c->rate.qps : 0;
+	*throttled = c->rate.cuts;
+	pthread_mutex_unlock(&c->lock);
 }
 
 static uint64_t client_seed(struct k8s_client *c)
@@ -515,6 +542,7 @@ static int call_attempt(struct k8s_client *c, struct k8s_call *call, int64_t dea
 	if (!rc) {
 		cc = curl_easy_perform(h);
 		rc = k8s_call_result(h, cc, call, e);
+		k8s_client_answered(c, h, call);
 	}
 	httpc_headers_free(call->headers);
 	call->headers = NULL;

@@ -22,6 +22,10 @@
  * POST/PUT/PATCH/DELETE are retried only when the connection was refused (nothing was
  * sent). Watches are not retried here: the caller's watch loop re-watches or relists.
  *
+ * Rate: opts.qps and burst are a ceiling. A 429 from the API server's priority and
+ * fairness (any verb, watches included) halves the rate and empties the bucket; the
+ * rate then grows back (k8s/rate.h).
+ *
  * Transport: https:// with the config's CA (file or inline PEM), client certificate and
  * key (file or inline PEM) and bearer token (k8s_config_token, re-read by the config at
  * most every K8S_TOKEN_REREAD_MS). A server of the form http://host:port is accepted
@@ -86,7 +90,7 @@ struct k8s_client_opts {
 	size_t max_body;        /* response body cap */
 	const char *user_agent; /* copied */
 	int retries;            /* extra attempts for GET/LIST; < 0 for none */
-	double qps;             /* client-side rate limit; 0 for none */
+	double qps;             /* client-side rate limit (a ceiling: rate.h); 0 for none */
 	int burst;              /* requests allowed at once before qps applies (>= 1) */
 };
 
@@ -226,5 +230,10 @@ int k8s_call_result(CURL *h, CURLcode cc, const struct k8s_call *call, struct er
  * up to deadline_ms; -ETIMEDOUT if it cannot). */
 size_t k8s_client_max_body(const struct k8s_client *c);
 int k8s_client_throttle(struct k8s_client *c, int64_t deadline_ms, struct err *e);
+/* After a transfer on h: a 429 answer slows the client down (rate.h). Any thread. */
+void k8s_client_answered(struct k8s_client *c, CURL *h, const struct k8s_call *call);
+/* The rate in force (0: no client-side limit) and how many times the API server's 429s
+ * cut it (one per congestion event, rate.h). Any thread. */
+void k8s_client_rate(struct k8s_client *c, double *qps, unsigned long long *throttled);
 
 #endif

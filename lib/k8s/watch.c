@@ -309,8 +309,10 @@ int k8s_watch_run(struct k8s_client *c, const struct k8s_resource *res, const ch
 		w.h = k8s_client_handle_get(c);
 		rc = k8s_client_prepare_handle(c, w.h, &w.call, e);
 	}
-	if (!rc)
+	if (!rc) {
 		rc = watch_result(&w, curl_easy_perform(w.h), e);
+		k8s_client_answered(c, w.h, &w.call);
+	}
 	k8s_client_handle_put(c, w.h);
 	k8s_call_release(&w.call);
 	k8s_watch_parser_release(&w.parser);

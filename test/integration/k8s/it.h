@@ -69,6 +69,10 @@ int it_apiserver_restart(struct it *t);
 int it_admin_get(struct it *t, const char *url, long *http, char *out, size_t outlen);
 
 void it_sleep_ms(int64_t ms);
+/* Writes text to path through a rename (atomic, as the kubelet swaps tokens); 0 or -1. */
+int it_write_file(const char *path, const char *text);
+/* Creates ServiceAccount sa in t->ns and a 10-minute token for it (TokenRequest). */
+int it_sa_token(struct it *t, const char *sa, char *out, size_t len);
 
 /* The checks. */
 int check_crud(struct it *t);
@@ -84,6 +88,7 @@ int check_lease_handover(struct it *t);
 int check_token_refresh(struct it *t);
 int check_fault_proxy(struct it *t);
 int check_apiserver_restart(struct it *t);
+int check_apf_429(struct it *t);
 
 /* `k8s-it lease-child NS NAME ID`: a leader-election contender for check_lease_handover. */
 int it_lease_child(struct it *t, int argc, char **argv);

@@ -232,7 +232,7 @@ static int whoami(struct k8s_client *c, char *user, size_t len, struct err *e)
 	return rc;
 }
 
-static int write_file(const char *path, const char *text)
+int it_write_file(const char *path, const char *text)
 {
 	char tmp[512];
 	FILE *f;
@@ -246,7 +246,7 @@ static int write_file(const char *path, const char *text)
 	return rename(tmp, path); /* atomic, as the kubelet swaps tokens */
 }
 
-static int token_for(struct it *t, const char *sa, char *out, size_t len)
+int it_sa_token(struct it *t, const char *sa, char *out, size_t len)
 {
 	char buf[1024];
 
@@ -268,18 +268,18 @@ int check_token_refresh(struct it *t)
 	struct k8s_client *c = NULL;
 	struct err e;
 
-	if (it_ns_create(t, "token") || token_for(t, "sa1", tok1, sizeof(tok1)) ||
-	    token_for(t, "sa2", tok2, sizeof(tok2)) || !mkdtemp(dir))
+	if (it_ns_create(t, "token") || it_sa_token(t, "sa1", tok1, sizeof(tok1)) ||
+	    it_sa_token(t, "sa2", tok2, sizeof(tok2)) || !mkdtemp(dir))
 		return it_fail(t, "setup failed");
 	snprintf(path, sizeof(path), "%s/token", dir);
 	snprintf(kc, sizeof(kc), "%s/kubeconfig", dir);
-	write_file(path, tok1);
+	it_write_file(path, tok1);
 	text = xasprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n"
 	                 "    server: %s\n    certificate-authority: %s\nusers:\n- name: u\n"
 	                 "  user:\n    tokenFile: %s\ncontexts:\n- name: x\n  context: {cluster: c,"
 	                 " user: u}\ncurrent-context: x\n",
 	                 t->cfg->server, t->cfg->ca_file, path);
-	write_file(kc, text);
+	it_write_file(kc, text);
 	free(text);
 	co.kubeconfig = kc;
 	err_clear(&e);
@@ -288,7 +288,7 @@ int check_token_refresh(struct it *t)
 		goto out;
 	}
 	whoami(c, u1, sizeof(u1), &e);
-	write_file(path, tok2);
+	it_write_file(path, tok2);
 	whoami(c, u2, sizeof(u2), &e);             /* within the interval: still the old token */
 	cfg->token_read_ms -= K8S_TOKEN_REREAD_MS; /* the interval has passed */
 	whoami(c, u3, sizeof(u3), &e);

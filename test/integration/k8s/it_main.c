@@ -39,6 +39,7 @@ static const struct {
 	{ "informer-kubectl", check_informer },
 	{ "lease-handover", check_lease_handover },
 	{ "token-refresh", check_token_refresh },
+	{ "apf-429", check_apf_429 },
 	{ "fault-proxy", check_fault_proxy },
 	{ "apiserver-restart", check_apiserver_restart },
 };
