@@ -31,6 +31,7 @@
 #include "api/redisbackup.h"
 #include "controller/actions.h"
 #include "controller/pki.h"
+#include "controller/profile.h"
 #include "lib/err.h"
 #include "lib/k8s/client.h"
 #include "lib/k8s/events.h"
@@ -119,6 +120,7 @@ struct ctl_memo {
 struct ctl {
 	struct ctl_settings set; /* [const] */
 	struct ctl_config cfg;   /* [const] */
+	struct ctl_tunables tun; /* workers and API rate in force: set, else the profile's */
 	char identity[K8S_LEASE_IDENTITY_MAX + 1];
 	struct k8s_config *kcfg;
 	struct k8s_client *kube, *lease_kube;

@@ -80,9 +80,12 @@ static int connect_api(struct ctl *c, struct err *e)
 	ko.prefer_in_cluster = !c->set.kubeconfig;
 	if ((rc = k8s_config_load(&ko, &c->kcfg, e)) < 0)
 		return rc;
+	/* until a leader has counted its workload: the smallest profile's rate */
+	ctl_profile_tunables(ctl_profile_pick(0, 0), c->set.workers, c->set.api_qps,
+	                     c->set.api_burst, &c->tun);
 	co.timeout_ms = (int)c->set.api_timeout_ms;
-	co.qps = (double)c->set.api_qps;
-	co.burst = (int)c->set.api_burst;
+	co.qps = c->tun.qps;
+	co.burst = c->tun.burst;
 	c->kube = k8s_client_new(c->kcfg, &co, e);
 	lo.timeout_ms = (int)(c->set.renew_deadline_ms / 2);
 	lo.retries = -1;
@@ -191,8 +194,30 @@ static void wait_first_round(struct ctl *c)
 		nanosleep(&ts, NULL);
 }
 
+/* The workload profile from what the caches hold (controller/profile.h), logged. */
+static void pick_profile(struct ctl *c)
+{
+	size_t clusters = k8s_informer_len(c->inf[CTL_INF_CLUSTERS]);
+	size_t pods = k8s_informer_len(c->inf[CTL_INF_PODS]);
+	char nc[24], np[24], w[16], q[24], b[16];
+	unsigned g;
+
+	ctl_profile_tunables(ctl_profile_pick(clusters, pods), c->set.workers, c->set.api_qps,
+	                     c->set.api_burst, &c->tun);
+	k8s_client_set_rate(c->kube, c->tun.qps, c->tun.burst);
+	g = c->tun.given;
+	snprintf(nc, sizeof(nc), "%zu", clusters);
+	snprintf(np, sizeof(np), "%zu", pods);
+	snprintf(w, sizeof(w), "%d%s", c->tun.workers, g & CTL_TUNABLE_WORKERS ? " (set)" : "");
+	snprintf(q, sizeof(q), "%g%s", c->tun.qps, g & CTL_TUNABLE_QPS ? " (set)" : "");
+	snprintf(b, sizeof(b), "%d%s", c->tun.burst, g & CTL_TUNABLE_BURST ? " (set)" : "");
+	log_info("controller", "workload profile", "profile", c->tun.profile->name, "clusters", nc,
+	         "pods", np, "workers", w, "kube_api_qps", q, "kube_api_burst", b, (char *)NULL);
+}
+
 static int start_leading(struct ctl *c, struct err *e)
 {
+	pick_profile(c);
 	if (ctl_poller_start(c, e) < 0)
 		return -1;
 	wait_first_round(c);

@@ -13,7 +13,9 @@
  *   sent, watches and leader-Lease renewals included: lib/k8s/client's counters),
  *   redis_operator_api_rate_qps (the main client's request rate in force: the
  *   --kube-api-qps ceiling, lower while the API server answers 429; lib/k8s/rate.h) and
- *   redis_operator_api_throttled_total (how often those 429s cut it);
+ *   redis_operator_api_throttled_total (how often those 429s cut it),
+ *   redis_operator_workload_info{profile,workers,kube_api_qps,kube_api_burst} (the
+ *   tunables in force: controller/profile.h);
  * per cluster: the backups (below) and redis_operator_cluster_* (metrics_cluster.h).
  */
 #include <stdio.h>
@@ -114,6 +116,19 @@ static void api_rate(struct buf *o, struct ctl *c)
 	buf_printf(o, "redis_operator_api_throttled_total %llu\n", cuts);
 }
 
+/* The workload profile and the tunables a leader runs with (profile.h). */
+static void workload_info(struct buf *o, struct ctl *c)
+{
+	if (!c->tun.profile)
+		return;
+	head(o, "redis_operator_workload_info", "gauge",
+	     "The workload profile and the tunables in force (a setting's value wins).");
+	buf_printf(o,
+	           "redis_operator_workload_info{profile=\"%s\",workers=\"%d\","
+	           "kube_api_qps=\"%g\",kube_api_burst=\"%d\"} 1\n",
+	           c->tun.profile->name, c->tun.workers, c->tun.qps, c->tun.burst);
+}
+
 /* Per cluster, from backup.c's records: labels namespace and cluster. */
 static void backup_series(struct buf *o, struct ctl *c)
 {
@@ -187,6 +202,7 @@ int ctl_metrics_render(struct ctl *c, struct buf *o)
 	      c->inf[CTL_INF_CLUSTERS] ? (long long)k8s_informer_len(c->inf[CTL_INF_CLUSTERS]) : 0);
 	api_requests(o, c);
 	api_rate(o, c);
+	workload_info(o, c);
 	backup_series(o, c);
 	return ctl_metrics_cluster_render(c, o);
 }

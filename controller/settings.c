@@ -42,8 +42,9 @@ const struct settings_desc ctl_settings_table[] = {
 	{ "cluster-selector", SETTINGS_STRING, NULL, 0, 0, NULL, false, false,
 	  OFF(cluster_selector),
 	  "Only reconcile RedisClusters matching this label selector; unset: all." },
-	{ "workers", SETTINGS_INT, "4", 1, CTL_WORKERS_MAX, NULL, false, false, OFF(workers),
-	  "Clusters reconciled in parallel." },
+	{ "workers", SETTINGS_INT, "0", 0, CTL_WORKERS_MAX, NULL, false, false, OFF(workers),
+	  "Clusters reconciled in parallel; 0: the workload profile's (4, 8 or 16: "
+	  "controller/profile.h)." },
 	{ "poll-period", SETTINGS_DURATION, "1s", 100, 60000, NULL, false, false,
 	  OFF(poll_period_ms), "How often every instance's GET /v1/status is polled." },
 	{ "poll-timeout", SETTINGS_DURATION, "800ms", 50, 60000, NULL, false, false,
@@ -53,12 +54,14 @@ const struct settings_desc ctl_settings_table[] = {
 	  "Consecutive failed polls that count as unreachable (never one)." },
 	{ "api-timeout", SETTINGS_DURATION, "10s", 500, 300000, NULL, false, false,
 	  OFF(api_timeout_ms), "Deadline of each Kubernetes API request." },
-	{ "kube-api-qps", SETTINGS_INT, "50", 1, 100000, NULL, false, false, OFF(api_qps),
+	{ "kube-api-qps", SETTINGS_INT, "0", 0, 100000, NULL, false, false, OFF(api_qps),
 	  "Kubernetes API requests per second (client-side limit of the caches, writes and "
-	  "events; the leader Lease has its own client). A ceiling: the API server's 429 "
-	  "answers halve the rate, which then grows back." },
-	{ "kube-api-burst", SETTINGS_INT, "100", 1, 100000, NULL, false, false, OFF(api_burst),
-	  "Kubernetes API requests allowed at once before --kube-api-qps applies." },
+	  "events; the leader Lease has its own client); 0: the workload profile's (50, 100 "
+	  "or 200). A ceiling: the API server's 429 answers halve the rate, which then grows "
+	  "back." },
+	{ "kube-api-burst", SETTINGS_INT, "0", 0, 100000, NULL, false, false, OFF(api_burst),
+	  "Kubernetes API requests allowed at once before --kube-api-qps applies; 0: the "
+	  "workload profile's (100, 200 or 400)." },
 	{ "instance-timeout", SETTINGS_DURATION, "5s", 100, 300000, NULL, false, false,
 	  OFF(instance_timeout_ms), "Deadline of each request to an instance manager." },
 	{ "resync-period", SETTINGS_DURATION, "30s", 1000, HOUR, NULL, false, false, OFF(resync_ms),

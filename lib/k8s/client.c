@@ -184,12 +184,13 @@ void k8s_client_handle_put(struct k8s_client *c, CURL *h)
 int k8s_client_throttle(struct k8s_client *c, int64_t deadline_ms, struct err *e)
 {
 	int64_t now, wait;
-	double qps;
+	double qps, ceiling;
 
 	pthread_mutex_lock(&c->lock);
 	now = clock_mono_ms();
 	wait = k8s_rate_take(&c->rate, now);
 	qps = c->rate.qps;
+	ceiling = c->rate.ceiling;
 	if (now + wait > deadline_ms)
 		k8s_rate_give_back(&c->rate); /* not taken after all */
 	pthread_mutex_unlock(&c->lock);
@@ -197,7 +198,7 @@ int k8s_client_throttle(struct k8s_client *c, int64_t deadline_ms, struct err *e
 		return err_set(e, -ETIMEDOUT,
 		               "k8s client: rate limit (%.1f qps now, %.1f configured) passes the "
 		               "deadline",
-		               qps, c->o.qps);
+		               qps, ceiling);
 	sleep_ms(wait);
 	return 0;
 }
@@ -214,7 +215,10 @@ void k8s_client_answered(struct k8s_client *c, CURL *h, const struct k8s_call *c
 	pthread_mutex_lock(&c->lock);
 	cuts = c->rate.cuts;
 	k8s_rate_throttled(&c->rate, clock_mono_ms());
-	snprintf(qps, sizeof(qps), "%.1f", c->rate.qps);
+	if (c->rate.ceiling > 0)
+		snprintf(qps, sizeof(qps), "%.1f", c->rate.qps);
+	else
+		snprintf(qps, sizeof(qps), "unlimited");
 	cuts = c->rate.cuts - cuts;
 	pthread_mutex_unlock(&c->lock);
 	if (!cuts)
@@ -222,7 +226,18 @@ void k8s_client_answered(struct k8s_client *c, CURL *h, const struct k8s_call *c
 	snprintf(hold, sizeof(hold), "%ld", call->retry_after_ms);
 	log_warn("k8s",
 	         "the API server throttles this client (429 Too Many Requests): slowing down",
-	         "qps", c->o.qps > 0 ? qps : "unlimited", "retry_after_ms", hold, (char *)NULL);
+	         "qps", qps, "retry_after_ms", hold, (char *)NULL);
+}
+
+void k8s_client_set_rate(struct k8s_client *c, double qps, int burst)
+{
+	unsigned long long cuts;
+
+	pthread_mutex_lock(&c->lock);
+	cuts = c->rate.cuts;
+	k8s_rate_init(&c->rate, qps, burst, clock_mono_ms());
+	c->rate.cuts = cuts;
+	pthread_mutex_unlock(&c->lock);
 }
 
 void k8s_client_rate(struct k8s_client *c, double *qps, unsigned long long *throttled)

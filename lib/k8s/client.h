@@ -232,6 +232,8 @@ size_t k8s_client_max_body(const struct k8s_client *c);
 int k8s_client_throttle(struct k8s_client *c, int64_t deadline_ms, struct err *e);
 /* After a transfer on h: a 429 answer slows the client down (rate.h). Any thread. */
 void k8s_client_answered(struct k8s_client *c, CURL *h, const struct k8s_call *call);
+/* A new ceiling (qps 0: no limit) and burst; the cuts counted so far are kept. */
+void k8s_client_set_rate(struct k8s_client *c, double qps, int burst);
 /* The rate in force (0: no client-side limit) and how many times the API server's 429s
  * cut it (one per congestion event, rate.h). Any thread. */
 void k8s_client_rate(struct k8s_client *c, double *qps, unsigned long long *throttled);

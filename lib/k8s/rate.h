@@ -34,18 +34,18 @@
 
 #include <stdint.h>
 
-#define K8S_RATE_FLOOR_DIV       32   /* the rate never drops under ceiling / this */
-#define K8S_RATE_CUT_GAP_MS      1000 /* 429s closer than this are one congestion event */
-#define K8S_RATE_GROW_PER_S_DIV  10   /* growth per second: ceiling / this */
+#define K8S_RATE_FLOOR_DIV      32   /* the rate never drops under ceiling / this */
+#define K8S_RATE_CUT_GAP_MS     1000 /* 429s closer than this are one congestion event */
+#define K8S_RATE_GROW_PER_S_DIV 10   /* growth per second: ceiling / this */
 
 struct k8s_rate {
-	double ceiling;       /* the configured qps; 0: no rate limit */
-	double qps;           /* the rate in force */
-	double burst;         /* bucket size (>= 1) */
-	double tokens;        /* may go negative: requests already promised a slot */
-	int64_t refill_ms;    /* when tokens were last topped up */
-	int64_t grown_ms;     /* when qps last grew (or the cut that growth starts after) */
-	int64_t last_cut_ms;  /* the last 429 that cut the rate; INT64_MIN: none */
+	double ceiling;          /* the configured qps; 0: no rate limit */
+	double qps;              /* the rate in force */
+	double burst;            /* bucket size (>= 1) */
+	double tokens;           /* may go negative: requests already promised a slot */
+	int64_t refill_ms;       /* when tokens were last topped up */
+	int64_t grown_ms;        /* when qps last grew (or the cut that growth starts after) */
+	int64_t last_cut_ms;     /* the last 429 that cut the rate; INT64_MIN: none */
 	unsigned long long cuts; /* rate cuts so far (one per congestion event) */
 };
 

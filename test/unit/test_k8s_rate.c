@@ -19,7 +19,7 @@ START_TEST(burst_then_rate)
 	struct k8s_rate r;
 
 	k8s_rate_init(&r, 10, 5, 0);
-	ck_assert_int_eq(take_n(&r, 5, 0), 0); /* the burst at once */
+	ck_assert_int_eq(take_n(&r, 5, 0), 0);       /* the burst at once */
 	ck_assert_int_eq(k8s_rate_take(&r, 0), 100); /* then one per 100 ms */
 	ck_assert_int_eq(k8s_rate_take(&r, 0), 200);
 	/* a second later the bucket is full again (capped at the burst) */
@@ -82,8 +82,8 @@ START_TEST(floor_bounds_the_cuts)
 		k8s_rate_init(&r, cases[i].ceiling, 1, 0);
 		for (int k = 0; k < 20; k++)
 			k8s_rate_throttled(&r, (int64_t)k * K8S_RATE_CUT_GAP_MS);
-		ck_assert_msg(r.qps == cases[i].floor, "ceiling %g: %g, want %g",
-		              cases[i].ceiling, r.qps, cases[i].floor);
+		ck_assert_msg(r.qps == cases[i].floor, "ceiling %g: %g, want %g", cases[i].ceiling,
+		              r.qps, cases[i].floor);
 	}
 }
 END_TEST
@@ -94,7 +94,7 @@ START_TEST(grows_back_linearly_to_the_ceiling)
 
 	k8s_rate_init(&r, 40, 100, 0);
 	k8s_rate_throttled(&r, 0); /* 20 qps */
-	k8s_rate_take(&r, 1000);      /* the gap: no growth yet */
+	k8s_rate_take(&r, 1000);   /* the gap: no growth yet */
 	ck_assert(r.qps == 20);
 	k8s_rate_take(&r, 2000); /* one second of growth: +4 qps */
 	ck_assert(r.qps == 24);

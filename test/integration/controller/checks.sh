@@ -12,6 +12,11 @@ t_process() {
     fail "no redis_operator_leader 1 in /metrics"
   $K -n "$OPNS" get lease redis-operator-leader -o jsonpath='{.spec.holderIdentity}' | grep -q . ||
     fail "the leader Lease has no holder"
+  # the workload profile (controller/profile.h): a fresh environment is small; the suite
+  # sets no tunable, so every value is the profile's
+  grep -qE '^redis_operator_workload_info\{profile="small",workers="4",kube_api_qps="50",kube_api_burst="100"\} 1' \
+    <<<"$(curl -sf "http://127.0.0.1:$MPORT/metrics")" ||
+    fail "no small workload profile in /metrics: $(curl -sf "http://127.0.0.1:$MPORT/metrics" | grep workload_info)"
 }
 
 # owned NS KIND NAME: exists, owned by a RedisCluster (controller, blockOwnerDeletion), labelled

@@ -17,10 +17,10 @@
 #include "lib/clock.h"
 
 #define APF_THREADS    16
-#define APF_REQUESTS   40     /* GETs per thread and round */
-#define APF_ROUNDS_MAX 8      /* rounds until the first 429 (the schema takes effect) */
-#define APF_CEILING    400.0  /* the client's configured qps */
-#define APF_QUIET_MS   3000   /* idle time after which the rate must have grown */
+#define APF_REQUESTS   40    /* GETs per thread and round */
+#define APF_ROUNDS_MAX 8     /* rounds until the first 429 (the schema takes effect) */
+#define APF_CEILING    400.0 /* the client's configured qps */
+#define APF_QUIET_MS   3000  /* idle time after which the rate must have grown */
 
 struct burst {
 	struct k8s_client *c;
