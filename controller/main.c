@@ -26,8 +26,9 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 
-#define SYNC_TIMEOUT_MS 120000
-#define TICK_MS         200
+#define SYNC_TIMEOUT_MS  120000
+#define TICK_MS          200
+#define PROFILE_EVERY_MS 60000 /* the workload profile is looked at again this often */
 
 static int load_settings(struct ctl *c, int argc, char **argv)
 {
@@ -194,30 +195,37 @@ static void wait_first_round(struct ctl *c)
 		nanosleep(&ts, NULL);
 }
 
-/* The workload profile from what the caches hold (controller/profile.h), logged. */
-static void pick_profile(struct ctl *c)
+/* The workload profile from what the caches hold (controller/profile.h), logged. It
+ * only grows while leading: a larger fleet gets its rate and its extra workers at once; a
+ * smaller one keeps them until the next leader. */
+static int pick_profile(struct ctl *c, struct err *e)
 {
 	size_t clusters = k8s_informer_len(c->inf[CTL_INF_CLUSTERS]);
 	size_t pods = k8s_informer_len(c->inf[CTL_INF_PODS]);
+	const struct ctl_profile *p = ctl_profile_pick(clusters, pods);
 	char nc[24], np[24], w[16], q[24], b[16];
-	unsigned g;
+	struct ctl_tunables t;
 
-	ctl_profile_tunables(ctl_profile_pick(clusters, pods), c->set.workers, c->set.api_qps,
-	                     c->set.api_burst, &c->tun);
-	k8s_client_set_rate(c->kube, c->tun.qps, c->tun.burst);
-	g = c->tun.given;
+	if (c->tun.profile && p->workers <= c->tun.profile->workers && c->nworkers)
+		return 0; /* the same, or smaller */
+	ctl_profile_tunables(p, c->set.workers, c->set.api_qps, c->set.api_burst, &t);
+	pthread_mutex_lock(&c->mu);
+	c->tun = t;
+	pthread_mutex_unlock(&c->mu);
+	k8s_client_set_rate(c->kube, t.qps, t.burst);
 	snprintf(nc, sizeof(nc), "%zu", clusters);
 	snprintf(np, sizeof(np), "%zu", pods);
-	snprintf(w, sizeof(w), "%d%s", c->tun.workers, g & CTL_TUNABLE_WORKERS ? " (set)" : "");
-	snprintf(q, sizeof(q), "%g%s", c->tun.qps, g & CTL_TUNABLE_QPS ? " (set)" : "");
-	snprintf(b, sizeof(b), "%d%s", c->tun.burst, g & CTL_TUNABLE_BURST ? " (set)" : "");
-	log_info("controller", "workload profile", "profile", c->tun.profile->name, "clusters", nc,
-	         "pods", np, "workers", w, "kube_api_qps", q, "kube_api_burst", b, (char *)NULL);
+	snprintf(w, sizeof(w), "%d%s", t.workers, t.given & CTL_TUNABLE_WORKERS ? " (set)" : "");
+	snprintf(q, sizeof(q), "%g%s", t.qps, t.given & CTL_TUNABLE_QPS ? " (set)" : "");
+	snprintf(b, sizeof(b), "%d%s", t.burst, t.given & CTL_TUNABLE_BURST ? " (set)" : "");
+	log_info("controller", "workload profile", "profile", p->name, "clusters", nc, "pods", np,
+	         "workers", w, "kube_api_qps", q, "kube_api_burst", b, (char *)NULL);
+	return c->nworkers ? ctl_workers_start(c, e) : 0; /* the extra workers */
 }
 
 static int start_leading(struct ctl *c, struct err *e)
 {
-	pick_profile(c);
+	pick_profile(c, e);
 	if (ctl_poller_start(c, e) < 0)
 		return -1;
 	wait_first_round(c);
@@ -229,6 +237,7 @@ static int run(struct ctl *c, const sigset_t *sigs)
 {
 	struct err e = { 0 };
 	bool started = false;
+	int64_t profile_at = 0;
 
 	while (!atomic_load(&c->synced)) {
 		if (stop_requested(sigs))
@@ -255,6 +264,13 @@ static int run(struct ctl *c, const sigset_t *sigs)
 			log_info("controller", "leading: reconciling", "identity", c->identity,
 			         (char *)NULL);
 			started = true;
+			profile_at = clock_mono_ms() + PROFILE_EVERY_MS;
+		}
+		if (started && clock_mono_ms() >= profile_at) {
+			profile_at = clock_mono_ms() + PROFILE_EVERY_MS;
+			if (pick_profile(c, &e) < 0)
+				log_warn("controller", "cannot start more workers", "error", e.msg,
+				         (char *)NULL);
 		}
 		if (stop_requested(sigs))
 			return CTL_EXIT_OK;

@@ -119,14 +119,19 @@ static void api_rate(struct buf *o, struct ctl *c)
 /* The workload profile and the tunables a leader runs with (profile.h). */
 static void workload_info(struct buf *o, struct ctl *c)
 {
-	if (!c->tun.profile)
+	struct ctl_tunables t;
+
+	pthread_mutex_lock(&c->mu);
+	t = c->tun;
+	pthread_mutex_unlock(&c->mu);
+	if (!t.profile)
 		return;
 	head(o, "redis_operator_workload_info", "gauge",
 	     "The workload profile and the tunables in force (a setting's value wins).");
 	buf_printf(o,
 	           "redis_operator_workload_info{profile=\"%s\",workers=\"%d\","
 	           "kube_api_qps=\"%g\",kube_api_burst=\"%d\"} 1\n",
-	           c->tun.profile->name, c->tun.workers, c->tun.qps, c->tun.burst);
+	           t.profile->name, t.workers, t.qps, t.burst);
 }
 
 /* Per cluster, from backup.c's records: labels namespace and cluster. */

@@ -21,8 +21,8 @@ const struct ctl_profile *ctl_profile_pick(size_t clusters, size_t pods)
 	return &profiles[i];
 }
 
-void ctl_profile_tunables(const struct ctl_profile *p, int64_t workers, int64_t qps,
-                          int64_t burst, struct ctl_tunables *out)
+void ctl_profile_tunables(const struct ctl_profile *p, int64_t workers, int64_t qps, int64_t burst,
+                          struct ctl_tunables *out)
 {
 	*out = (struct ctl_tunables){ .profile = p };
 	out->workers = workers > 0 ? (int)workers : p->workers;

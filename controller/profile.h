@@ -6,9 +6,11 @@
  * row of the table that both counts fit, and runs with that row's reconcile workers and
  * Kubernetes API rate, unless a tunable was given (--workers, --kube-api-qps,
  * --kube-api-burst, or their REDIS_OPERATOR_* variables, left at 0: "from the profile").
- * It logs the choice once: what was counted, what was chosen, and which values were
- * given instead. The rate is a ceiling either way: the API server's 429s lower it
- * (lib/k8s/rate.h).
+ * It logs the choice: what was counted, what was chosen, and which values were given
+ * instead. While leading it counts again every minute, and a fleet that outgrew its row
+ * gets the larger row's rate and extra workers at once; a profile never shrinks (a
+ * smaller fleet keeps them until the next leader). The rate is a ceiling either way:
+ * the API server's 429s lower it (lib/k8s/rate.h).
  *
  *   | profile | clusters | pods    | workers | qps | burst |
  *   | small   | ≤ 50     | ≤ 200   | 4       | 50  | 100   |
@@ -49,7 +51,7 @@ struct ctl_tunables {
 const struct ctl_profile *ctl_profile_pick(size_t clusters, size_t pods);
 
 /* Settings of 0 take the profile's value. */
-void ctl_profile_tunables(const struct ctl_profile *p, int64_t workers, int64_t qps,
-                          int64_t burst, struct ctl_tunables *out);
+void ctl_profile_tunables(const struct ctl_profile *p, int64_t workers, int64_t qps, int64_t burst,
+                          struct ctl_tunables *out);
 
 #endif

@@ -587,7 +587,7 @@ static void *worker_main(void *arg)
 
 int ctl_workers_start(struct ctl *c, struct err *e)
 {
-	for (int i = 0; i < c->tun.workers && c->nworkers < CTL_WORKERS_MAX; i++) {
+	while (c->nworkers < (size_t)c->tun.workers && c->nworkers < CTL_WORKERS_MAX) {
 		int rc = pthread_create(&c->workers[c->nworkers], NULL, worker_main, c);
 
 		if (rc)

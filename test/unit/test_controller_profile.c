@@ -10,9 +10,9 @@ START_TEST(pick_by_either_count)
 		size_t clusters, pods;
 		const char *want;
 	} cases[] = {
-		{ 0, 0, "small" },       { 50, 200, "small" },      { 51, 3, "medium" },
-		{ 10, 201, "medium" },   { 300, 1200, "medium" },   { 301, 0, "large" },
-		{ 5, 1201, "large" },    { 100000, 300000, "large" },
+		{ 0, 0, "small" },     { 50, 200, "small" },        { 51, 3, "medium" },
+		{ 10, 201, "medium" }, { 300, 1200, "medium" },     { 301, 0, "large" },
+		{ 5, 1201, "large" },  { 100000, 300000, "large" },
 	};
 
 	for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
