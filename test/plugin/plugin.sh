@@ -145,6 +145,9 @@ t_annotations() {
 
 t_report() {
   local pw extra d=$W/report p; p=$(primary "$NS" demo); pw=$(secret "$NS" demo-auth)
+  # a Secret value the servers' logs hold: every log of the report must have it redacted
+  local phrase="Ready to accept connections"
+  $K -n "$NS" logs "$p" -c redis | grep -qF "$phrase" || fail "kubectl logs $p: no '$phrase' to redact"
   extra=s3cr3t-$RANDOM-$RANDOM
   [ -n "$pw" ] || fail "no password in demo-auth"
   # a Secret applied by kubectl: its last-applied annotation holds the value too
@@ -152,7 +155,7 @@ t_report() {
 apiVersion: v1
 kind: Secret
 metadata: {name: demo-extra, labels: {redis.io/cluster: demo}}
-stringData: {token: $extra}
+stringData: {token: $extra, phrase: $phrase}
 Y
   $KR report demo -o "$W/r.tar.gz" || fail "report failed"
   mkdir -p "$d" && tar -xzf "$W/r.tar.gz" -C "$d" || fail "not a tar.gz"
@@ -164,12 +167,14 @@ Y
   [ "$(ls "$d/demo-report/pods" | wc -l)" = 3 ] || fail "not 3 pods"
   [ "$(ls "$d/demo-report/status" | wc -l)" = 3 ] || fail "not 3 /v1/status"
   jq -e '.role == "primary"' "$d/demo-report/status/$p.json" >/dev/null || fail "status of $p"
-  # each pod's server log, or (an API server that cannot reach the kubelet API, as the
-  # node agent serves none) errors.txt saying why
+  # each pod's server log (pods/log through the node agent's kubelet API), redacted
   for pod in $(ls "$d/demo-report/pods" | sed 's/\.json$//'); do
-    if kubectl_logs_work "$pod"; then [ -s "$d/demo-report/logs/$pod/redis.log" ] || fail "no log of $pod"
-    else grep -q "^logs/$pod/redis.log: " "$d/demo-report/errors.txt" || fail "errors.txt lacks $pod"; fi
+    [ -s "$d/demo-report/logs/$pod/redis.log" ] || fail "no log of $pod: $(cat "$d/demo-report/errors.txt" 2>/dev/null)"
   done
+  ! grep -q '^logs/' "$d/demo-report/errors.txt" 2>/dev/null || fail "errors.txt: $(grep '^logs/' "$d/demo-report/errors.txt")"
+  grep -qF '[REDACTED]' "$d/demo-report/logs/$p/redis.log" || fail "no [REDACTED] in the log of $p"
+  ! grep -rqF -- "$phrase" "$d" || fail "'$phrase' (a Secret value) is in $(grep -rlF -- "$phrase" "$d")"
+  echo "report: $(ls "$d/demo-report/logs" | wc -l) pods' logs, $(grep -c 'REDACTED' "$d/demo-report/logs/$p/redis.log") redacted line(s) in $p's" >>"$W/info"
   jq -e '.data.password == "[REDACTED]"' "$d/demo-report/secrets/demo-auth.json" >/dev/null || fail "auth data"
   for v in "$pw" "$(printf %s "$pw" | base64 -w0)" "$extra" "$(printf %s "$extra" | base64 -w0)"; do
     ! grep -rqF -- "$v" "$d" || fail "a secret value is in $(grep -rlF -- "$v" "$d")"
@@ -250,21 +255,19 @@ t_completion() {
   [ "$(comp kubectl-redis status demo -o '')" = "json yaml" ] || fail "-o"
 }
 
-# kubectl logs, the oracle: where it cannot read a pod's log, the plugin cannot either
-kubectl_logs_work() { $K -n "$NS" logs "$1" -c redis --limit-bytes=1 >/dev/null 2>&1; }
-
+# kubectl logs (pods/log -> the private node agent's kubelet API) and the plugin: the same
+# lines, the plugin's prefixed with the pod
 t_logs() {
-  local out pod rc pods; pods=$($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}')
-  out=$($KR logs demo 2>"$W/err"); rc=$?
+  local out pod pods first; pods=$($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}')
+  out=$($KR logs demo 2>"$W/err") || fail "logs: rc $?, $(cat "$W/err")"
+  [ ! -s "$W/err" ] || fail "stderr: $(cat "$W/err")"
   for pod in $pods; do
-    if kubectl_logs_work "$pod"; then
-      grep -q "^\[$pod\] " <<<"$out" || fail "no line of $pod"
-    else
-      [ $rc = 1 ] && grep -q "^kubectl redis logs: $pod: " "$W/err" || fail "no error for $pod (rc $rc)"
-      echo "kubectl logs cannot read $pod here either: $(grep "^kubectl redis logs: $pod: " "$W/err" | cut -c1-120)"
-    fi
+    first=$($K -n "$NS" logs "$pod" -c redis | head -1) || fail "kubectl logs $pod"
+    [ -n "$first" ] || fail "kubectl logs $pod: empty"
+    grep -qxF "[$pod] $first" <<<"$out" || fail "the plugin lacks $pod's first line: [$pod] $first"
   done
-  [ -z "$out" ] || ! grep -qv '^\[demo-[0-9]*\] ' <<<"$out" || fail "a line without its pod: $(grep -v '^\[demo-[0-9]*\] ' <<<"$out" | head -1)"
+  ! grep -qv '^\[demo-[0-9]*\] ' <<<"$out" || fail "a line without its pod: $(grep -v '^\[demo-[0-9]*\] ' <<<"$out" | head -1)"
+  echo "logs: $(wc -l <<<"$out") lines of $(wc -w <<<"$pods") pods" >>"$W/info"
 }
 
 t_errors() {
@@ -291,8 +294,8 @@ pcheck "switchover NAME POD: the primary and the lease move; a foreign pod is re
 pcheck "fence / unfence POD: the annotation, then the instance reports it" t_fence
 pcheck "a frozen pod: shown from the cluster status with the reason, the others from their instance, one timeout" t_fallback
 pcheck "approve sets redis.io/approve-primary-update; hibernate checks its argument" t_annotations
-pcheck "report -o FILE: a tar.gz of the objects, Events, /v1/status and logs; no secret value anywhere" t_report
-pcheck "logs: every pod's lines prefixed with its pod (where kubectl logs can read them; else each pod's error, exit 1)" t_logs
+pcheck "report -o FILE: a tar.gz of the objects, Events, /v1/status and logs; no secret value anywhere, in a log neither" t_report
+pcheck "logs: every pod's lines (as kubectl logs reads them) prefixed with its pod" t_logs
 pcheck "errors: missing cluster exits 1, unknown verb 2, bad -o 1" t_errors
 pcheck "bash completion: verbs, the namespace's clusters, the cluster's pods, on/off, json/yaml" t_completion
 pcheck "backup: refused without an earlier backup; a RedisBackup to that one's destination, Completed, in status" t_backup
