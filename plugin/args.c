@@ -25,9 +25,9 @@ static const struct plugin_verb verbs[] = {
 	{ "hibernate", "NAME on|off", 2, 2, 0,
 	  "delete the pods and keep the PVCs (on), or bring them back (off): redis.io/hibernation",
 	  plugin_hibernate },
-	{ "restart", "NAME", 1, 1, 0,
+	{ "restart", "NAME [POD]", 1, 2, 0,
 	  "rolling restart, replicas first, the primary by switchover (spec.podTemplate "
-	  "annotation)",
+	  "annotation); POD: that instance only (redis.io/restart-instance)",
 	  plugin_restart },
 	{ "approve", "NAME", 1, 1, 0,
 	  "let a supervised primary update go on: redis.io/approve-primary-update=true",

@@ -48,6 +48,8 @@ _kubectl_redis() {
 	*)
 		if [ "$verb" = hibernate ]; then
 			mapfile -t COMPREPLY < <(compgen -W "on off" -- "$cur")
+		elif [ "$verb" = restart ] || [ "$verb" = switchover ] || [ "$verb" = promote ]; then
+			mapfile -t COMPREPLY < <(compgen -W "$(kubectl "${_kr_ns[@]}" get pods -l redis.io/cluster="${_kr_args[1]}" -o name 2>/dev/null | sed 's|^pod/||')" -- "$cur")
 		else
 			mapfile -t COMPREPLY < <(compgen -W "$(kubectl "${_kr_ns[@]}" get pods -l redis.io/cluster="${_kr_args[1]}" -o name 2>/dev/null | sed 's|^pod/||') all" -- "$cur")
 		fi ;;

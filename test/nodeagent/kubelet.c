@@ -47,9 +47,8 @@
 #define KL_MSG_MAX     2048
 #define KL_CA_FILE_MAX (1u << 20)
 
-static const struct k8s_resource res_sar = { "authorization.k8s.io", "v1",
-	                                     "subjectaccessreviews", "SubjectAccessReview",
-	                                     false };
+static const struct k8s_resource res_sar = { "authorization.k8s.io", "v1", "subjectaccessreviews",
+	                                     "SubjectAccessReview", false };
 
 /* --- options (pure) ----------------------------------------------------------------- */
 
@@ -141,7 +140,7 @@ off_t na_log_tail_offset(int fd, off_t size, int64_t lines)
 /* --- the sandbox of a pod ------------------------------------------------------------- */
 
 struct kl_pod {
-	char *dir;  /* <state>/pods/<uid> */
+	char *dir;    /* <state>/pods/<uid> */
 	json_t *meta; /* its pod.json */
 };
 
@@ -163,7 +162,8 @@ static bool kl_pod_find(const struct agent *ag, const char *ns, const char *name
 	out->dir = NULL;
 	out->meta = NULL;
 	while (d && (de = readdir(d))) {
-		char *dir = xasprintf("%s/%s", pods, de->d_name), *meta = xasprintf("%s/pod.json", dir);
+		char *dir = xasprintf("%s/%s", pods, de->d_name),
+		     *meta = xasprintf("%s/pod.json", dir);
 		json_t *m = de->d_name[0] == '.' ? NULL : json_load_file(meta, 0, NULL);
 		const char *mns = json_string_value(json_object_get(m, "namespace"));
 		const char *mname = json_string_value(json_object_get(m, "name"));
@@ -230,8 +230,8 @@ static int user_from_der(const gnutls_datum_t *der, struct kl_user *u)
 		for (unsigned i = 0; i < KL_GROUPS_MAX; i++) {
 			size_t glen = sizeof(g);
 
-			if (gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_ORGANIZATION_NAME, i, 0,
-			                                  g, &glen) < 0)
+			if (gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_ORGANIZATION_NAME, i,
+			                                  0, g, &glen) < 0)
 				break;
 			user_add_group(u, g);
 		}
@@ -279,8 +279,8 @@ static json_t *sar_object(const struct kl_user *u, const char *node)
 		json_array_append_new(groups, json_string(u->groups[i]));
 	return json_pack("{s:s, s:s, s:{s:s, s:o, s:{s:s, s:s, s:s, s:s}}}", "apiVersion",
 	                 "authorization.k8s.io/v1", "kind", "SubjectAccessReview", "spec", "user",
-	                 u->name, "groups", groups, "resourceAttributes", "verb", "get",
-	                 "resource", "nodes", "subresource", "proxy", "name", node);
+	                 u->name, "groups", groups, "resourceAttributes", "verb", "get", "resource",
+	                 "nodes", "subresource", "proxy", "name", node);
 }
 
 /* 0 when u may read logs on node, else 403 (denied) or 500 (no answer), why in msg. */
@@ -296,11 +296,14 @@ static unsigned authorize(const struct agent *ag, const struct kl_user *u, const
 	err_clear(&e);
 	sar = sar_object(u, node);
 	if (k8s_create(ag->client, &res_sar, NULL, sar, NULL, &out, &e) < 0) {
-		snprintf(msg, len, "Authorization error (user=%s, verb=get, resource=nodes, "
-		         "subresource=proxy): %s", u->name, e.msg);
+		snprintf(msg, len,
+		         "Authorization error (user=%s, verb=get, resource=nodes, "
+		         "subresource=proxy): %s",
+		         u->name, e.msg);
 		rc = MHD_HTTP_INTERNAL_SERVER_ERROR;
 	} else if (!json_is_true(jsonx_get(out, "status.allowed"))) {
-		snprintf(msg, len, "Forbidden (user=%s, verb=get, resource=nodes, subresource=proxy)",
+		snprintf(msg, len,
+		         "Forbidden (user=%s, verb=get, resource=nodes, subresource=proxy)",
 		         u->name);
 		rc = MHD_HTTP_FORBIDDEN;
 	}
@@ -345,11 +348,14 @@ static unsigned open_log(const struct kl_pod *p, const char *pod, const char *ct
 	free(path);
 	if (fd < 0) {
 		if (o->previous)
-			snprintf(msg, len, "previous terminated container \"%s\" in pod \"%s\" not found",
+			snprintf(msg, len,
+			         "previous terminated container \"%s\" in pod \"%s\" not found",
 			         ctr, pod);
 		else
-			snprintf(msg, len, "container \"%s\" in pod \"%s\" is waiting to start: "
-			         "it has not run yet", ctr, pod);
+			snprintf(msg, len,
+			         "container \"%s\" in pod \"%s\" is waiting to start: "
+			         "it has not run yet",
+			         ctr, pod);
 		return MHD_HTTP_BAD_REQUEST;
 	}
 	if (fstat(fd, &st) == 0)
@@ -398,7 +404,8 @@ static unsigned serve_logs(const struct agent *ag, struct MHD_Connection *c, con
 			snprintf(msg, len, "pod \"%s/%s\" not found on this node", ns, pod);
 			rc = MHD_HTTP_NOT_FOUND;
 		} else if (!kl_pod_has(&p, ctr)) {
-			snprintf(msg, len, "container \"%s\" not found in pod \"%s/%s\"", ctr, ns, pod);
+			snprintf(msg, len, "container \"%s\" not found in pod \"%s/%s\"", ctr, ns,
+			         pod);
 			rc = MHD_HTTP_NOT_FOUND;
 		} else if (na_log_opts_parse(query_get, c, &o, msg, len) < 0) {
 			rc = MHD_HTTP_BAD_REQUEST;
@@ -482,9 +489,10 @@ int na_kubelet_start(struct agent *ag, struct err *e)
 	x509_pair_release(&ca);
 	free(trust);
 	if (!ag->kubelet)
-		return err_set(e, -EADDRINUSE, "kubelet API: cannot listen on %s:%lld (or bad "
-		               "--kubelet-client-ca-file)", ag->set.host_ip,
-		               (long long)ag->set.kubelet_port);
+		return err_set(e, -EADDRINUSE,
+		               "kubelet API: cannot listen on %s:%lld (or bad "
+		               "--kubelet-client-ca-file)",
+		               ag->set.host_ip, (long long)ag->set.kubelet_port);
 	ag->kubelet_port = bound_port(ag->kubelet);
 	snprintf(port, sizeof(port), "%d", ag->kubelet_port);
 	log_info(NA_COMPONENT, "kubelet API listening", "address", ag->set.host_ip, "port", port,

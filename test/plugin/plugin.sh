@@ -29,7 +29,8 @@ BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-$BUILD/test-results}
 t0=$(date +%s)
 
-if ! make -s BUILD="$BUILD" "$BUILD/redis-operator" "$BUILD/nodeagent" "$BUILD/kubectl-redis" >/dev/null; then
+if ! make -s BUILD="$BUILD" "$BUILD/redis-operator" "$BUILD/nodeagent" "$BUILD/kubectl-redis" \
+  "$BUILD/controller-it-writer" >/dev/null; then
   check_fail "build"; counts_write plugin; exit 1
 fi
 if ! api_ready && ! bash test/env/up.sh >/dev/null 2>&1; then
@@ -37,6 +38,7 @@ if ! api_ready && ! bash test/env/up.sh >/dev/null 2>&1; then
 fi
 
 BIN=$(pwd)/$BUILD/redis-operator
+WRITER=$(pwd)/$BUILD/controller-it-writer
 # start_agent, start_controller, newns, mkcluster, ready, primary, stop_private_env...
 . test/integration/controller/lib.sh
 private_run plg plugin-it "${PLUGIN_POD_CIDR:-10.240.$((240 + RANDOM % 10)).0/24}"
@@ -197,6 +199,45 @@ t_restart() {
   echo "restart: every pod replaced and Ready in $(( $(date +%s) - t0 )) s" >>"$W/info"
 }
 
+# restart NAME POD: one instance, on its own volume; the primary after a switchover
+pod_uid() { $K -n "$NS" get pod "$1" -o jsonpath='{.metadata.uid}' 2>/dev/null; }
+restarted() { # POD OLD-UID: a new pod, the annotation gone, the cluster Ready
+  local u; u=$(pod_uid "$1")
+  [ -n "$u" ] && [ "$u" != "$2" ] && [ -z "$(ann redis.io/restart-instance)" ] && ready "$NS" demo
+}
+has_key() { [ "$(rcli "$1" "$2" GET "$3")" = "$4" ]; }
+refused_gone() { [ -z "$(ann redis.io/restart-instance)" ] && events "$NS" | grep -qw RestartRefused; }
+t_restart_one() {
+  local p r uid key val t0 pw; p=$(primary "$NS" demo) pw=$(secret "$NS" demo-auth)
+  r=$($K -n "$NS" get pods -l redis.io/cluster=demo,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
+  [ -n "$r" ] || fail "no replica"
+  key=restart-one:$RANDOM val=$RANDOM
+  [ "$(rcli "$(pod_ip "$NS" "$p")" "$pw" SET "$key" "$val")" = OK ] || fail "SET on $p"
+  poll 20 has_key "$(pod_ip "$NS" "$r")" "$pw" "$key" "$val" || fail "$r did not get $key"
+  # the plugin refuses a pod that does not exist
+  ! $KR restart demo nope-1 2>"$W/err" && grep -q 'not found' "$W/err" || fail "nope-1: $(cat "$W/err")"
+  # a replica: its pod made again on its volume, the data there
+  uid=$(pod_uid "$r") t0=$(date +%s)
+  $KR restart demo "$r" || fail "restart $r"
+  poll 120 restarted "$r" "$uid" || { $KR status demo; fail "$r not restarted"; }
+  [ "$(rcli "$(pod_ip "$NS" "$r")" "$pw" GET "$key")" = "$val" ] || fail "$r lost $key"
+  events "$NS" | grep -qw InstanceRestart || fail "no InstanceRestart Event"
+  echo "restart of replica $r: new pod, $key kept, Ready in $(( $(date +%s) - t0 )) s" >>"$W/info"
+  # the primary, with the WAIT-1 writer running: a switchover first, no acknowledged write lost
+  uid=$(pod_uid "$p") t0=$(date +%s)
+  writer "$NS" demo restart 120
+  $KR restart demo "$p" || { wstop restart; fail "restart $p"; }
+  poll 150 restarted "$p" "$uid" || { wstop restart; $KR status demo; fail "$p not restarted"; }
+  wstop restart >"$W/writer.txt" || fail "writer: $(cat "$W/writer.txt")"
+  [ "$(primary "$NS" demo)" != "$p" ] || fail "the primary did not move before its restart"
+  events "$NS" | grep -qw InstanceRestartSwitchover || fail "no InstanceRestartSwitchover Event"
+  [ "$(rcli "$(leader_ip "$NS" demo)" "$pw" GET "$key")" = "$val" ] || fail "$key lost"
+  echo "restart of primary $p: switchover to $(primary "$NS" demo) first, Ready in $(( $(date +%s) - t0 )) s, writer: $(cat "$W/writer.txt")" >>"$W/info"
+  # a request for a pod that is not the cluster's, made by hand: the controller refuses it
+  $K -n "$NS" annotate rediscluster demo redis.io/restart-instance=nope-9 >/dev/null || fail "annotate"
+  poll 30 refused_gone || fail "nope-9: annotation $(ann redis.io/restart-instance), events $(events "$NS")"
+}
+
 hibernated() { [ "$(rc "$NS" demo '{.status.phase}')" = Hibernated ] && [ "$(count "$NS" pods demo)" = 0 ]; }
 t_hibernate() {
   $KR hibernate demo on || fail "hibernate on"
@@ -299,6 +340,7 @@ pcheck "logs: every pod's lines (as kubectl logs reads them) prefixed with its p
 pcheck "errors: missing cluster exits 1, unknown verb 2, bad -o 1" t_errors
 pcheck "bash completion: verbs, the namespace's clusters, the cluster's pods, on/off, json/yaml" t_completion
 pcheck "backup: refused without an earlier backup; a RedisBackup to that one's destination, Completed, in status" t_backup
+pcheck "restart NAME POD: a replica's pod made again on its volume (data kept); the primary switched over first, no acknowledged write lost; refusals" t_restart_one
 pcheck "restart: every pod replaced by a rolling update, Ready again" t_restart
 pcheck "hibernate on: pods gone, Hibernated; off: Ready again" t_hibernate
 echo "info plugin: suite took $(( $(date +%s) - t0 ))s"
