@@ -7,8 +7,10 @@
 # proxy); -o json and -o yaml carry the same view; switchover moves the primary;
 # fence/unfence reach the instance; approve and hibernate set what the controller reads;
 # report holds the objects, Events, /v1/status and logs and no Secret value (the auth
-# Secret's and one applied with kubectl, whose last-applied annotation repeats it); logs
-# prefixes every line; usage errors and a missing cluster exit 2 and 1; restart replaces
+# Secret's and one applied with kubectl, whose last-applied annotation repeats it, and one
+# the servers' logs hold); logs (pods/log through the agent's kubelet API) prefixes every
+# line; usage errors and a missing cluster exit 2 and 1; restart NAME POD restarts one
+# instance (the primary after a switchover, under a WAIT-1 writer); restart replaces
 # every pod by a rolling update; hibernate on removes the pods, off brings them back;
 # backup is refused without an earlier RedisBackup, then copies its S3 destination (the
 # S3-compatible server of test/env) and completes; the bash completion offers verbs,
