@@ -16,6 +16,7 @@
 #include "controller/acl_config.h"
 #include "controller/failover.h"
 #include "controller/pki.h"
+#include "controller/reload.h"
 #include "controller/restart.h"
 #include "controller/sentinel.h"
 #include "controller/unsupported.h"
@@ -1009,6 +1010,7 @@ static bool (*const steps[])(const struct ctl_view *, struct plan_state *, struc
 	step_follow,
 	step_live,
 	step_password,
+	ctl_reload_step, /* controller/reload.h */
 	step_switchover_request,
 	ctl_restart_step, /* controller/restart.h */
 	step_rolling,

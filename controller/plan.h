@@ -18,8 +18,8 @@
  * step and for the start of a switchover or an in-place restart of the primary, handing
  * it the primary in a struct failover_io; it never calls the planner), pods (primary
  * first, then replicas; scale down), role labels, split-brain fencing, replicas following the primary, live configuration,
- * switchover requests, the restart of one instance (restart.h), rolling updates, PDBs, the
- * connection Secret. The status is
+ * password rotation, reload requests (reload.h), switchover requests, the restart of one
+ * instance (restart.h), rolling updates, PDBs, the connection Secret. The status is
  * computed last from the view (status.c).
  *
  * Multi-step operations keep their state in status.failover (struct ctl_failover), so a

@@ -65,7 +65,8 @@ static const struct {
 enum ctl_restart_do ctl_restart_decide(const struct ctl_view *v, const struct plan_state *s,
                                        const char **why)
 {
-	const char *want = json_string_value(json_object_get(v->rc->meta.annotations, CTL_ANN_RESTART));
+	const char *want =
+	        json_string_value(json_object_get(v->rc->meta.annotations, CTL_ANN_RESTART));
 	struct restart_in in = { v, s, want ? ctl_view_pod(v, want) : NULL };
 
 	*why = NULL;
@@ -95,8 +96,8 @@ static bool move_primary(const struct ctl_view *v, struct plan_state *s, struct 
 	if (v->rc->spec.mode == API_MODE_SENTINEL) {
 		if (sentinel_start_switchover(v, s, p, RESTART_REASON, false, &why))
 			return false;
-	} else if ((t = failover_elect(v, pod, s->primary_pod ? s->primary_pod->inst.repl_id
-	                                                     : NULL))) {
+	} else if ((t = failover_elect(v, pod,
+	                               s->primary_pod ? s->primary_pod->inst.repl_id : NULL))) {
 		ctl_plan_event(p, false, "InstanceRestartSwitchover",
 		               "restart of %s: the primary moves to %s first", pod, t->name);
 		plan_start_switchover(v, s, p, t, RESTART_REASON);
@@ -111,12 +112,12 @@ static bool move_primary(const struct ctl_view *v, struct plan_state *s, struct 
 
 bool ctl_restart_step(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
-	const char *pod = json_string_value(json_object_get(v->rc->meta.annotations, CTL_ANN_RESTART));
+	const char *pod =
+	        json_string_value(json_object_get(v->rc->meta.annotations, CTL_ANN_RESTART));
 	const char *why;
 
 	switch (ctl_restart_decide(v, s, &why)) {
-	case CTL_RESTART_NONE:
-		return true;
+	case CTL_RESTART_NONE: return true;
 	case CTL_RESTART_REFUSE:
 		drop_annotation(p);
 		ctl_plan_event(p, true, "RestartRefused", "restart of %s refused: %s", pod, why);
@@ -125,10 +126,8 @@ bool ctl_restart_step(const struct ctl_view *v, struct plan_state *s, struct ctl
 		s->phase_reason = why;
 		ctl_plan_requeue(p, RESTART_WAIT_MS);
 		return true;
-	case CTL_RESTART_MOVE:
-		return move_primary(v, s, p, pod);
-	case CTL_RESTART_DELETE:
-		break;
+	case CTL_RESTART_MOVE: return move_primary(v, s, p, pod);
+	case CTL_RESTART_DELETE: break;
 	}
 	s->progressing = true;
 	ctl_plan_delete(p, &k8s_res_pods, pod);

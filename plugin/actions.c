@@ -21,6 +21,7 @@
 #define ANN_HIBERNATE  "redis.io/hibernation"
 #define ANN_RESTARTED  "kubectl.kubernetes.io/restartedAt" /* as `kubectl rollout restart` */
 #define ANN_RESTART    "redis.io/restart-instance"         /* controller/restart.h */
+#define ANN_RELOAD     "redis.io/reload"                   /* controller/reload.h */
 #define LABEL_CLUSTER  "redis.io/cluster"
 
 /* Merge-patches the cluster's metadata.annotations[key] = value (NULL removes it). */
@@ -149,5 +150,20 @@ int plugin_restart(struct plugin_ctx *ctx, const struct plugin_args *a, struct e
 		printf("rolling restart of %s/%s requested "
 		       "(spec.podTemplate.metadata.annotations.%s=%s)\n",
 		       ctx->ns, a->pos[0], ANN_RESTARTED, now);
+	return rc;
+}
+
+/* A new value each time (the time to the millisecond): the controller reloads every
+ * instance once and echoes it in status.lastReload (controller/reload.h). */
+int plugin_reload(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e)
+{
+	char now[RFC3339_MAX];
+	int rc;
+
+	rfc3339_format(clock_wall_ms(), RFC3339_MILLIS, now);
+	rc = annotate(ctx, a->pos[0], ANN_RELOAD, now, e);
+	if (!rc)
+		printf("reload of %s/%s requested (%s=%s); done when status.lastReload says so\n",
+		       ctx->ns, a->pos[0], ANN_RELOAD, now);
 	return rc;
 }

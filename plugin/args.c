@@ -29,6 +29,10 @@ static const struct plugin_verb verbs[] = {
 	  "rolling restart, replicas first, the primary by switchover (spec.podTemplate "
 	  "annotation); POD: that instance only (redis.io/restart-instance)",
 	  plugin_restart },
+	{ "reload", "NAME", 1, 1, 0,
+	  "every instance re-reads its Secret and TLS files and re-applies its configuration, "
+	  "no restart: redis.io/reload",
+	  plugin_reload },
 	{ "approve", "NAME", 1, 1, 0,
 	  "let a supervised primary update go on: redis.io/approve-primary-update=true",
 	  plugin_approve },

@@ -4,7 +4,7 @@
 # (`kubectl redis <TAB>` goes through kubectl's own plugin completion, which wants a
 # kubectl_complete-redis executable: not provided.)
 # The verb list is checked against the plugin's verb table by test_plugin_args.
-_kubectl_redis_verbs="status switchover promote hibernate restart approve fence unfence backup report logs"
+_kubectl_redis_verbs="status switchover promote hibernate restart reload approve fence unfence backup report logs"
 _kubectl_redis_flags="--namespace -n --kubeconfig --context --help"
 
 # The words that are not flags or flag values, and -n's value, of the line so far.

@@ -201,6 +201,29 @@ t_restart() {
   echo "restart: every pod replaced and Ready in $(( $(date +%s) - t0 )) s" >>"$W/info"
 }
 
+# reload NAME: a new password in the auth Secret, then every instance re-reads its files on
+# request (its log says so), status.lastReload echoes the request, the same server pids
+pids() { local pod; for pod in $($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}'); do echo "$pod $(server_hostpid "$NS" "$pod")"; done; }
+reload_logged() { local pod; for pod in $1; do $K -n "$NS" logs "$pod" -c redis | grep -q 'reload: Secret and TLS files re-read on request' || return 1; done; }
+last_reload_is() { [ "$(rc "$NS" demo '{.status.lastReload}')" = "$1" ]; }
+pw_everywhere() { local ip; for ip in $(pod_ips "$NS" demo); do [ "$(rcli "$ip" "$1" PING)" = PONG ] || return 1; done; }
+t_reload() {
+  local before want pw pods t0; before=$(pids) pw=new-$RANDOM-$RANDOM
+  pods=$($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}')
+  [ "$(wc -l <<<"$before")" = 3 ] && ! grep -q ' $' <<<"$before" || fail "server pids: $before"
+  $K -n "$NS" patch secret demo-auth --type=merge -p "{\"stringData\":{\"password\":\"$pw\"}}" >/dev/null || fail "patch demo-auth"
+  t0=$(ms)
+  $KR reload demo >"$W/out" || fail "reload"
+  want=$(ann redis.io/reload)
+  [ -n "$want" ] && grep -qF "$want" "$W/out" || fail "annotation $want, output $(cat "$W/out")"
+  poll 60 last_reload_is "$want" || fail "status.lastReload: $(rc "$NS" demo '{.status.lastReload}')"
+  echo "reload: status.lastReload after $(( $(ms) - t0 )) ms" >>"$W/info"
+  events "$NS" | grep -qw Reloaded || fail "no Reloaded Event"
+  poll 20 reload_logged "$pods" || fail "an instance did not log the reload"
+  poll 20 pw_everywhere "$pw" || fail "the new password does not work everywhere"
+  [ "$(pids)" = "$before" ] || fail "a server restarted: $before -> $(pids)"
+}
+
 # restart NAME POD: one instance, on its own volume; the primary after a switchover
 pod_uid() { $K -n "$NS" get pod "$1" -o jsonpath='{.metadata.uid}' 2>/dev/null; }
 restarted() { # POD OLD-UID: a new pod, the annotation gone, the cluster Ready
@@ -339,6 +362,7 @@ pcheck "a frozen pod: shown from the cluster status with the reason, the others 
 pcheck "approve sets redis.io/approve-primary-update; hibernate checks its argument" t_annotations
 pcheck "report -o FILE: a tar.gz of the objects, Events, /v1/status and logs; no secret value anywhere, in a log neither" t_report
 pcheck "logs: every pod's lines (as kubectl logs reads them) prefixed with its pod" t_logs
+pcheck "reload: a new password, every instance re-reads its files (its log), status.lastReload echoed, Event, same server pids" t_reload
 pcheck "errors: missing cluster exits 1, unknown verb 2, bad -o 1" t_errors
 pcheck "bash completion: verbs, the namespace's clusters, the cluster's pods, on/off, json/yaml" t_completion
 pcheck "backup: refused without an earlier backup; a RedisBackup to that one's destination, Completed, in status" t_backup
