@@ -16,7 +16,7 @@
  *                         "timeout": "10s"}   or  {"pod": "cache-2", …}
  *   POST /v1/config      {"redis": {…}, "maxMemory": "256Mi", "maxMemoryPolicy": "…",
  *                         "minSyncReplicas": 1, "users": [{"name", "enabled", "rules"}],
- *                         "dropOldPasswords": true}
+ *                         "dropOldPasswords": true, "reload": true}
  *   POST /v1/restart     {}
  *   answers: 200 with struct api_inst_result (fence, unfence, promote, replicate,
  *   restart), struct api_inst_switchover_result, struct api_inst_config_result; any
