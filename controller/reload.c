@@ -23,7 +23,8 @@ static bool ready_for_reload(const struct ctl_view *v, const struct plan_state *
 
 bool ctl_reload_step(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
-	const char *want = json_string_value(json_object_get(v->rc->meta.annotations, CTL_ANN_RELOAD));
+	const char *want =
+	        json_string_value(json_object_get(v->rc->meta.annotations, CTL_ANN_RELOAD));
 	const char *done = v->rc->status.last_reload;
 
 	if (!want || (done && strcmp(done, want) == 0))

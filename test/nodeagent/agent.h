@@ -392,6 +392,10 @@ void na_ctl_serve(struct agent *ag);
 void na_ctl_close(struct agent *ag);
 int na_ctl_main(int argc, char **argv);
 int na_logs_main(int argc, char **argv);
+/* The sandbox directory of "NS/NAME" under state_dir/pods (the newest if several), from
+ * the pod.json files, or NULL; meta (may be NULL) gets that pod.json (a new reference,
+ * NULL when none). Any thread: the file system only. */
+char *na_find_pod_dir(const char *state_dir, const char *key, json_t **meta);
 /* Parses ctl argv (after "ctl") into a request object: -EINVAL with usage in e. */
 int na_ctl_request(int argc, char **argv, json_t **out, struct err *e);
 

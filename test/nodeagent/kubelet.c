@@ -11,7 +11,6 @@
  */
 #include "kubelet.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnutls/gnutls.h>
@@ -150,40 +149,15 @@ static void kl_pod_release(struct kl_pod *p)
 	json_decref(p->meta);
 }
 
-/* The newest sandbox of ns/name, from the pod.json files; false when none. */
+/* The newest sandbox of ns/name (ctl.c); false when none. */
 static bool kl_pod_find(const struct agent *ag, const char *ns, const char *name,
                         struct kl_pod *out)
 {
-	char *pods = xasprintf("%s/pods", ag->state_dir);
-	DIR *d = opendir(pods);
-	struct dirent *de;
-	time_t best_t = 0;
+	char *key = xasprintf("%s/%s", ns, name);
 
-	out->dir = NULL;
 	out->meta = NULL;
-	while (d && (de = readdir(d))) {
-		char *dir = xasprintf("%s/%s", pods, de->d_name),
-		     *meta = xasprintf("%s/pod.json", dir);
-		json_t *m = de->d_name[0] == '.' ? NULL : json_load_file(meta, 0, NULL);
-		const char *mns = json_string_value(json_object_get(m, "namespace"));
-		const char *mname = json_string_value(json_object_get(m, "name"));
-		struct stat st;
-
-		if (mns && mname && strcmp(mns, ns) == 0 && strcmp(mname, name) == 0 &&
-		    stat(meta, &st) == 0 && (!out->dir || st.st_mtime >= best_t)) {
-			kl_pod_release(out);
-			out->dir = dir;
-			out->meta = json_incref(m);
-			best_t = st.st_mtime;
-			dir = NULL;
-		}
-		json_decref(m);
-		free(meta);
-		free(dir);
-	}
-	if (d)
-		closedir(d);
-	free(pods);
+	out->dir = na_find_pod_dir(ag->state_dir, key, &out->meta);
+	free(key);
 	return out->dir != NULL;
 }
 
