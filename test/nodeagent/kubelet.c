@@ -470,7 +470,7 @@ int na_kubelet_start(struct agent *ag, struct err *e)
 	ag->kubelet_port = bound_port(ag->kubelet);
 	snprintf(port, sizeof(port), "%d", ag->kubelet_port);
 	log_info(NA_COMPONENT, "kubelet API listening", "address", ag->set.host_ip, "port", port,
-	         "authorization", ag->set.kubelet_authz, NULL);
+	         "authzMode", ag->set.kubelet_authz, NULL);
 	return 0;
 }
 

@@ -151,7 +151,7 @@ t_report() {
   local pw extra d=$W/report p; p=$(primary "$NS" demo); pw=$(secret "$NS" demo-auth)
   # a Secret value the servers' logs hold: every log of the report must have it redacted
   local phrase="Ready to accept connections"
-  $K -n "$NS" logs "$p" -c redis | grep -qF "$phrase" || fail "kubectl logs $p: no '$phrase' to redact"
+  grep -qF "$phrase" <<<"$($K -n "$NS" logs "$p" -c redis)" || fail "kubectl logs $p: no '$phrase' to redact"
   extra=s3cr3t-$RANDOM-$RANDOM
   [ -n "$pw" ] || fail "no password in demo-auth"
   # a Secret applied by kubectl: its last-applied annotation holds the value too
@@ -204,11 +204,18 @@ t_restart() {
 # reload NAME: a new password in the auth Secret, then every instance re-reads its files on
 # request (its log says so), status.lastReload echoes the request, the same server pids
 pids() { local pod; for pod in $($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}'); do echo "$pod $(server_hostpid "$NS" "$pod")"; done; }
-reload_logged() { local pod; for pod in $1; do $K -n "$NS" logs "$pod" -c redis | grep -q 'reload: Secret and TLS files re-read on request' || return 1; done; }
+reload_logged() {
+  local pod
+  for pod in $1; do grep -q 'reload: Secret and TLS files re-read on request' <<<"$($K -n "$NS" logs "$pod" -c redis)" || return 1; done
+}
+crd_has_reload() { grep -q lastReload <<<"$($K get crd redisclusters.redis.io -o yaml)"; }
 last_reload_is() { [ "$(rc "$NS" demo '{.status.lastReload}')" = "$1" ]; }
 pw_everywhere() { local ip; for ip in $(pod_ips "$NS" demo); do [ "$(rcli "$ip" "$1" PING)" = PONG ] || return 1; done; }
 t_reload() {
   local before want pw pods t0; before=$(pids) pw=new-$RANDOM-$RANDOM
+  # status.lastReload is new in the CRD: the shared environment may hold another tree's
+  $K apply -f config/crd/bases/redis.io_redisclusters.yaml >/dev/null || fail "CRD"
+  poll 20 crd_has_reload || fail "CRD without lastReload"
   pods=$($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}')
   [ "$(wc -l <<<"$before")" = 3 ] && ! grep -q ' $' <<<"$before" || fail "server pids: $before"
   $K -n "$NS" patch secret demo-auth --type=merge -p "{\"stringData\":{\"password\":\"$pw\"}}" >/dev/null || fail "patch demo-auth"
@@ -328,7 +335,8 @@ t_logs() {
   out=$($KR logs demo 2>"$W/err") || fail "logs: rc $?, $(cat "$W/err")"
   [ ! -s "$W/err" ] || fail "stderr: $(cat "$W/err")"
   for pod in $pods; do
-    first=$($K -n "$NS" logs "$pod" -c redis | head -1) || fail "kubectl logs $pod"
+    first=$($K -n "$NS" logs "$pod" -c redis) || fail "kubectl logs $pod: $first"
+    first=${first%%$'\n'*}
     [ -n "$first" ] || fail "kubectl logs $pod: empty"
     grep -qxF "[$pod] $first" <<<"$out" || fail "the plugin lacks $pod's first line: [$pod] $first"
   done
