@@ -63,7 +63,7 @@ apiserver_kubelet_args() {
 kubelet_auth_args() {
   local pid
   pid=$(cat "$ENV_DIR/kube-apiserver.pid" 2>/dev/null) || true
-  if [ -n "$pid" ] && tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -qx -- --kubelet-client-certificate; then
+  if [ -n "$pid" ] && tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -x -- --kubelet-client-certificate >/dev/null; then
     echo --kubelet-client-ca-file "$ENV_DIR/pki/ca.crt"
   else
     echo --kubelet-anonymous-auth --kubelet-authorization-mode AlwaysAllow

@@ -9,7 +9,9 @@
 # use a private second agent that this script starts (own Node, taint, pod CIDR, cgroup,
 # state dir) so that nobody else's pods are frozen or restarted. The volumes of several
 # agents use a third one, Q, that runs no pod: only the agent of a pod's Node provisions
-# its PVC, and Q's stop, removal and fresh start leave the volume alone.
+# its PVC, and Q's stop, removal and fresh start leave the volume alone. P's pod is read
+# with `kubectl logs` (the API server's pods/log -> P's kubelet API, kubelet.h), and Q's
+# kubelet API is asked directly for its authentication and authorization answers.
 # For a development agent with a taint: NA_NODE=my-node-1 NA_TOLERATE=<taint key>
 # NA_STATE=<its state dir>.
 set -uo pipefail
@@ -496,7 +498,7 @@ kubectl_logs() {
   local out
   out=$(klogs) && [ "$out" = "$(printf 'line-%s\n' 1 2 3 4 5)" ] || { echo "logs: $out"; return 1; }
   out=$(klogs --tail=2) && [ "$out" = "$(printf 'line-4\nline-5')" ] || { echo "--tail=2: $out"; return 1; }
-  out=$(klogs --limit-bytes=9) && [ "$out" = "$(printf 'line-1\nlin')" ] || { echo "--limit-bytes=9: $out"; return 1; }
+  out=$(klogs --limit-bytes=9) && [ "$out" = "$(printf 'line-1\nli')" ] || { echo "--limit-bytes=9: $out"; return 1; }
   out=$(klogs --tail=2 --limit-bytes=7) && [ "$out" = line-4 ] || { echo "--tail=2 --limit-bytes=7: $out"; return 1; }
   out=$(klogs -c nope) && { echo "-c nope succeeded: $out"; return 1; }
   grep -q 'container nope is not valid' <<<"$out" || { echo "-c nope: $out"; return 1; }

@@ -298,15 +298,24 @@ static const char *query_get(void *ctx, const char *name)
 	return MHD_lookup_connection_value(ctx, MHD_GET_ARGUMENT_KIND, name);
 }
 
+/* One path segment into out (KL_NAME_MAX bytes at most, not "." or ".."); *p moves past
+ * it and its '/'. last: no '/' may follow. */
+static bool segment(const char **p, char *out, bool last)
+{
+	size_t n = strcspn(*p, "/");
+
+	if (n == 0 || n > KL_NAME_MAX || (last ? (*p)[n] != '\0' : (*p)[n] != '/'))
+		return false;
+	memcpy(out, *p, n);
+	out[n] = '\0';
+	*p += n + !last;
+	return strcmp(out, ".") != 0 && strcmp(out, "..") != 0;
+}
+
 /* "NS/POD/CONTAINER" into three names; false for anything else. */
 static bool split_path(const char *rest, char *ns, char *pod, char *ctr)
 {
-	char extra;
-
-	return strlen(rest) < 3 * KL_NAME_MAX &&
-	       sscanf(rest, "%253[^/]/%253[^/]/%253[^/]%c", ns, pod, ctr, &extra) == 3 &&
-	       strcmp(ns, "..") && strcmp(pod, "..") && strcmp(ctr, "..") && strcmp(ns, ".") &&
-	       strcmp(pod, ".") && strcmp(ctr, ".");
+	return segment(&rest, ns, false) && segment(&rest, pod, false) && segment(&rest, ctr, true);
 }
 
 /* The log of ctr as a response (status 200), or a status and msg. */
