@@ -508,8 +508,25 @@ kubectl_logs() {
   grep -q 'timestamps=true: the node agent keeps no time per log line' <<<"$out" || { echo "--timestamps: $out"; return 1; }
   out=$(klogs --since=1h) && { echo "--since succeeded: $out"; return 1; }
   grep -q 'sinceSeconds=3600' <<<"$out" || { echo "--since=1h: $out"; return 1; }
+  out=$(klogs -f --previous) && { echo "-f --previous succeeded: $out"; return 1; }
+  grep -q 'previous terminated container' <<<"$out" || { echo "-f --previous: $out"; return 1; }
 }
 check "kubectl logs through the API server (P's kubelet API): all, --tail, --limit-bytes; -c nope, --previous, --timestamps, --since refused with the reason" poll 20 kubectl_logs
+# -f: the stream stays open past the end of the file, and ends when the container restarts
+follow_out=$(mktemp)
+follow_has() { grep -q "$1" "$follow_out"; }
+kubectl_follow() {
+  ( klogs -f --tail=1 >"$follow_out"; echo "rc=$?" >>"$follow_out" ) &
+  poll 10 follow_has line-5 || { echo "no line-5: $(cat "$follow_out")"; return 1; }
+  sleep 1 # a plain GET would have ended by now
+  ! follow_has rc= || { echo "ended at the end of the file: $(cat "$follow_out")"; return 1; }
+  p_ctl kill "$ns_node/p1" c || return 1
+  poll 15 follow_has rc=0 || { echo "not ended by the restart: $(cat "$follow_out")"; return 1; }
+  [ "$(cat "$follow_out")" = "$(printf 'line-5\nrc=0')" ] || { echo "output: $(cat "$follow_out")"; return 1; }
+  poll 30 is_ready "$ns_node" p1
+}
+check "kubectl logs -f: open past the end of the log, ended by the container's restart" kubectl_follow
+rm -f "$follow_out"
 # Q's kubelet API, asked directly: the bound port on the Node, 401 without a certificate,
 # 403 from a SubjectAccessReview for a user without nodes/proxy, 404 past both for admin.
 kl_port() { kctl get node "$1" -o jsonpath='{.status.daemonEndpoints.kubeletEndpoint.Port}'; }

@@ -17,6 +17,8 @@
 #include <gnutls/x509.h>
 #include <jansson.h>
 #include <microhttpd.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,15 +38,16 @@
 #include "lib/parse.h"
 #include "lib/x509.h"
 
-#define KL_PREFIX      "/containerLogs/"
-#define KL_CERT_DAYS   3650
-#define KL_CONNS       16
-#define KL_TIMEOUT_S   30
-#define KL_CHUNK       65536
-#define KL_NAME_MAX    253
-#define KL_GROUPS_MAX  16
-#define KL_MSG_MAX     2048
-#define KL_CA_FILE_MAX (1u << 20)
+#define KL_PREFIX         "/containerLogs/"
+#define KL_CERT_DAYS      3650
+#define KL_CONNS          16
+#define KL_TIMEOUT_S      30
+#define KL_CHUNK          65536
+#define KL_NAME_MAX       253
+#define KL_GROUPS_MAX     16
+#define KL_MSG_MAX        2048
+#define KL_CA_FILE_MAX    (1u << 20)
+#define KL_FOLLOW_POLL_US 200000
 
 static const struct k8s_resource res_sar = { "authorization.k8s.io", "v1", "subjectaccessreviews",
 	                                     "SubjectAccessReview", false };
@@ -55,7 +58,6 @@ static const struct k8s_resource res_sar = { "authorization.k8s.io", "v1", "subj
 static const struct {
 	const char *name, *off, *why;
 } refused[] = {
-	{ "follow", "false", "the node agent does not stream logs" },
 	{ "timestamps", "false", "the node agent keeps no time per log line" },
 	{ "sinceSeconds", NULL, "the node agent keeps no time per log line" },
 	{ "sinceTime", NULL, "the node agent keeps no time per log line" },
@@ -81,7 +83,7 @@ static int opt_count(const char *name, const char *v, int64_t min, int64_t *out,
 int na_log_opts_parse(const char *(*get)(void *ctx, const char *name), void *ctx,
                       struct na_log_opts *o, char *msg, size_t len)
 {
-	const char *prev = get(ctx, "previous");
+	const char *prev = get(ctx, "previous"), *follow = get(ctx, "follow");
 	struct err e;
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
@@ -98,10 +100,14 @@ int na_log_opts_parse(const char *(*get)(void *ctx, const char *name), void *ctx
 			return -EINVAL;
 		}
 	}
-	o->previous = false;
+	o->previous = o->follow = false;
 	err_clear(&e);
 	if (prev && parse_bool(prev, &o->previous, &e) < 0) {
 		snprintf(msg, len, "previous: %s", e.msg);
+		return -EINVAL;
+	}
+	if (follow && parse_bool(follow, &o->follow, &e) < 0) {
+		snprintf(msg, len, "follow: %s", e.msg);
 		return -EINVAL;
 	}
 	if (opt_count("tailLines", get(ctx, "tailLines"), 0, &o->tail_lines, msg, len) ||
@@ -318,18 +324,92 @@ static bool split_path(const char *rest, char *ns, char *pod, char *ctr)
 	return segment(&rest, ns, false) && segment(&rest, pod, false) && segment(&rest, ctr, true);
 }
 
+/* --- follow: the log as it grows ---------------------------------------------------- */
+
+static atomic_bool kl_stopping;
+
+struct kl_follow {
+	int fd;
+	off_t off;
+	int64_t left; /* limitBytes still to send; -1: no limit */
+	char *path;
+	struct MHD_Connection *c;
+};
+
+/* The container's log is no longer this file (it restarted: the file was renamed to
+ * .previous.log) or the sandbox is gone: the kubelet ends a follow when its container
+ * ends. */
+static bool follow_over(const struct kl_follow *f)
+{
+	struct stat now, mine;
+
+	return stat(f->path, &now) < 0 || fstat(f->fd, &mine) < 0 || now.st_ino != mine.st_ino;
+}
+
+/* The API server hung up (its client went away). */
+static bool client_gone(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+	        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct pollfd p = { ci ? ci->connect_fd : -1, POLLRDHUP, 0 };
+
+	return !ci || (poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)));
+}
+
+/* Blocks (a thread per connection) until bytes, the end or a hang-up. */
+static ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct kl_follow *f = cls;
+
+	(void)pos;
+	for (;;) {
+		size_t want = f->left >= 0 && (int64_t)max > f->left ? (size_t)f->left : max;
+		ssize_t n = want ? pread(f->fd, buf, want, f->off) : 0;
+
+		if (n > 0) {
+			f->off += n;
+			f->left -= f->left >= 0 ? n : 0;
+			return n;
+		}
+		if (n < 0 || !want || follow_over(f))
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (atomic_load(&kl_stopping) || client_gone(f->c))
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		usleep(KL_FOLLOW_POLL_US);
+	}
+}
+
+static void follow_free(void *cls)
+{
+	struct kl_follow *f = cls;
+
+	close(f->fd);
+	free(f->path);
+	free(f);
+}
+
+static struct MHD_Response *follow_response(int fd, off_t from, const struct na_log_opts *o,
+                                            const char *path, struct MHD_Connection *c)
+{
+	struct kl_follow *f = xcalloc(1, sizeof(*f));
+
+	*f = (struct kl_follow){ fd, from, o->limit_bytes, xstrdup(path), c };
+	return MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, KL_CHUNK, follow_read, f,
+	                                         follow_free);
+}
+
 /* The log of ctr as a response (status 200), or a status and msg. */
 static unsigned open_log(const struct kl_pod *p, const char *pod, const char *ctr,
-                         const struct na_log_opts *o, struct MHD_Response **out, char *msg,
-                         size_t len)
+                         const struct na_log_opts *o, struct MHD_Connection *c,
+                         struct MHD_Response **out, char *msg, size_t len)
 {
 	char *path = xasprintf("%s/logs/%s%s", p->dir, ctr, o->previous ? ".previous.log" : ".log");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	off_t from = 0, size = 0;
 
-	free(path);
 	if (fd < 0) {
+		free(path);
 		if (o->previous)
 			snprintf(msg, len,
 			         "previous terminated container \"%s\" in pod \"%s\" not found",
@@ -348,8 +428,16 @@ static unsigned open_log(const struct kl_pod *p, const char *pod, const char *ct
 	if (from < 0) {
 		snprintf(msg, len, "reading the log of \"%s\": %s", ctr, strerror((int)-from));
 		close(fd);
+		free(path);
 		return MHD_HTTP_INTERNAL_SERVER_ERROR;
 	}
+	if (o->follow && !o->previous) {
+		*out = follow_response(fd, from, o, path, c);
+		free(path);
+		MHD_add_response_header(*out, "Content-Type", "text/plain");
+		return MHD_HTTP_OK;
+	}
+	free(path);
 	size -= from;
 	if (o->limit_bytes >= 0 && o->limit_bytes < size)
 		size = o->limit_bytes;
@@ -393,7 +481,7 @@ static unsigned serve_logs(const struct agent *ag, struct MHD_Connection *c, con
 		} else if (na_log_opts_parse(query_get, c, &o, msg, len) < 0) {
 			rc = MHD_HTTP_BAD_REQUEST;
 		} else {
-			rc = open_log(&p, pod, ctr, &o, out, msg, len);
+			rc = open_log(&p, pod, ctr, &o, c, out, msg, len);
 		}
 	}
 	kl_pod_release(&p);
@@ -452,7 +540,8 @@ int na_kubelet_start(struct agent *ag, struct err *e)
 	struct httpd_opts o = { .address = ag->set.host_ip,
 		                .port = (int)ag->set.kubelet_port,
 		                .conn_limit = KL_CONNS,
-		                .conn_timeout_s = KL_TIMEOUT_S };
+		                .conn_timeout_s = KL_TIMEOUT_S,
+		                .thread_per_connection = true };
 	int rc;
 
 	if (ag->set.kubelet_client_ca &&
@@ -485,6 +574,7 @@ int na_kubelet_start(struct agent *ag, struct err *e)
 
 void na_kubelet_stop(struct agent *ag)
 {
+	atomic_store(&kl_stopping, true); /* followers give up their connections */
 	httpd_stop(ag->kubelet);
 	ag->kubelet = NULL;
 }

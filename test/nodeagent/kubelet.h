@@ -25,13 +25,15 @@
  *
  * The logs are <pod dir>/logs/<container>.log (and .previous.log), found through the
  * pod.json of each sandbox, so the handler reads the file system only, never the main
- * thread's state. A log has no time per line and is not streamed, so follow=true,
- * timestamps=true, sinceSeconds, sinceTime and stream=Stdout|Stderr are refused with 400
- * and the reason, as is a malformed number or boolean; an unknown parameter is ignored,
- * as the kubelet's decoder does.
+ * thread's state. follow=true streams the file as it grows (checked every 200 ms), until
+ * the container restarts (its log is renamed .previous.log), the sandbox goes, the API
+ * server hangs up or the agent stops; limitBytes still caps it. A log has no time per
+ * line, so timestamps=true, sinceSeconds, sinceTime and stream=Stdout|Stderr are refused
+ * with 400 and the reason, as is a malformed number or boolean; an unknown parameter is
+ * ignored, as the kubelet's decoder does.
  *
- * Threads: libmicrohttpd's one polling thread runs the handler (requests are answered
- * one after the other; a SubjectAccessReview takes one API round trip).
+ * Threads: libmicrohttpd runs a thread per connection (a follow blocks in its reader);
+ * each handler only reads the file system and asks the API server (SubjectAccessReview).
  */
 #ifndef REDIS_OPERATOR_NODEAGENT_KUBELET_H
 #define REDIS_OPERATOR_NODEAGENT_KUBELET_H
@@ -47,6 +49,7 @@ struct err;
 /* What a containerLogs request asks for. */
 struct na_log_opts {
 	bool previous;
+	bool follow;         /* the log as it grows (not with previous) */
 	int64_t tail_lines;  /* -1: every line */
 	int64_t limit_bytes; /* -1: no limit */
 };

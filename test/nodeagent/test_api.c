@@ -902,12 +902,7 @@ static const struct {
 	  -1,
 	  NULL },
 	{ { "stream", "All", "unknown", "x", NULL }, 0, false, -1, -1, NULL },
-	{ { "follow", "true", NULL },
-	  -EINVAL,
-	  false,
-	  0,
-	  0,
-	  "follow=true: the node agent does not stream" },
+	{ { "follow", "true", "tailLines", "1", NULL }, 0, false, 1, -1, NULL },
 	{ { "timestamps", "true", NULL },
 	  -EINVAL,
 	  false,
@@ -926,18 +921,22 @@ static const struct {
 	{ { "tailLines", "x", NULL }, -EINVAL, false, 0, 0, "tailLines:" },
 	{ { "limitBytes", "0", NULL }, -EINVAL, false, 0, 0, "limitBytes:" },
 	{ { "previous", "maybe", NULL }, -EINVAL, false, 0, 0, "previous:" },
-	{ { "follow", "nope", NULL }, -EINVAL, false, 0, 0, "follow=nope" },
+	{ { "follow", "nope", NULL }, -EINVAL, false, 0, 0, "follow: " },
 };
 
 START_TEST(kubelet_log_opts_table)
 {
-	struct na_log_opts o = { true, 99, 99 };
+	struct na_log_opts o = {
+		.previous = true, .follow = true, .tail_lines = 99, .limit_bytes = 99
+	};
+	const char *follow = query_of((void *)log_opts_cases[_i].q, "follow");
 	char msg[256] = "";
 	int rc = na_log_opts_parse(query_of, (void *)log_opts_cases[_i].q, &o, msg, sizeof(msg));
 
 	ck_assert_int_eq(rc, log_opts_cases[_i].rc);
 	if (rc == 0) {
 		ck_assert(o.previous == log_opts_cases[_i].previous);
+		ck_assert(o.follow == (follow && strcmp(follow, "true") == 0));
 		ck_assert_int_eq(o.tail_lines, log_opts_cases[_i].tail);
 		ck_assert_int_eq(o.limit_bytes, log_opts_cases[_i].limit);
 	} else {
