@@ -286,7 +286,7 @@ t_backup() {
   local dest
   ! $KR backup demo 2>"$W/err" && grep -q 'no RedisBackup to take a destination from' "$W/err" ||
     fail "no earlier backup: $(cat "$W/err")"
-  ( set -a; . build/env/s3.env; set +a
+  ( set -a; . "${OBJSTORE_ENV_DIR:-$ENV_DIR}/s3.env"; set +a
     $K -n "$NS" create secret generic plg-s3 --from-literal=AWS_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" \
       --from-literal=AWS_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" >/dev/null &&
     $K -n "$NS" apply -f - >/dev/null <<Y ) || fail "first RedisBackup"
