@@ -94,8 +94,11 @@ static bool move_primary(const struct ctl_view *v, struct plan_state *s, struct 
 	const char *why;
 
 	if (v->rc->spec.mode == API_MODE_SENTINEL) {
-		if (sentinel_start_switchover(v, s, p, RESTART_REASON, false, &why))
+		if (sentinel_start_switchover(v, s, p, RESTART_REASON, false, &why)) {
+			ctl_plan_event(p, false, "InstanceRestartSwitchover",
+			               "restart of %s: Sentinel moves the primary first", pod);
 			return false;
+		}
 	} else if ((t = failover_elect(v, pod,
 	                               s->primary_pod ? s->primary_pod->inst.repl_id : NULL))) {
 		ctl_plan_event(p, false, "InstanceRestartSwitchover",

@@ -469,7 +469,8 @@ static const struct scenario cases[] = {
 	  .annotations = "{\"redis.io/restart-instance\":\"c-1\"}",
 	  .pods = { P1, R2, R3 },
 	  .sens = THREE_ON(1),
-	  .want = "switchover:c-1 | status:failover=Switchover | event:SwitchoverStarted" },
+	  .want = "switchover:c-1 | status:failover=Switchover | event:SwitchoverStarted | "
+	          "event:InstanceRestartSwitchover" },
 	{ .name = "restart request of a replica: its pod made again",
 	  .annotations = "{\"redis.io/restart-instance\":\"c-3\"}",
 	  .pods = { P1, R2, R3 },
