@@ -210,6 +210,7 @@ reload_logged() {
 }
 crd_has_reload() { grep -q lastReload <<<"$($K get crd redisclusters.redis.io -o yaml)"; }
 last_reload_is() { [ "$(rc "$NS" demo '{.status.lastReload}')" = "$1" ]; }
+pw_on() { [ "$(rcli "$1" "$2" PING)" = PONG ]; }
 pw_everywhere() { local ip; for ip in $(pod_ips "$NS" demo); do [ "$(rcli "$ip" "$1" PING)" = PONG ] || return 1; done; }
 t_reload() {
   local before want pw pods t0; before=$(pids) pw=new-$RANDOM-$RANDOM
@@ -229,6 +230,34 @@ t_reload() {
   poll 20 reload_logged "$pods" || fail "an instance did not log the reload"
   poll 20 pw_everywhere "$pw" || fail "the new password does not work everywhere"
   [ "$(pids)" = "$before" ] || fail "a server restarted: $before -> $(pids)"
+}
+
+# reload re-reads files whose stamp (inode, size, mtime) did not move, which the managers'
+# own poll never does: a replica's auth password file rewritten in place, same length, its
+# mtime put back. Three poll periods later the new password still fails there; after a
+# reload it works, with the same server.
+auth_file() { # POD: the host path of the pod's auth password file (the agent's volume)
+  local uid; uid=$(pod_uid "$1")
+  readlink -f "$W/na/pods/$uid/volumes/auth/password"
+}
+t_reload_forced() {
+  local r f pw x ip pid want
+  r=$($K -n "$NS" get pods -l redis.io/cluster=demo,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
+  f=$(auth_file "$r") pw=$(secret "$NS" demo-auth) ip=$(pod_ip "$NS" "$r") pid=$(server_hostpid "$NS" "$r")
+  [ -f "$f" ] && [ "$(cat "$f")" = "$pw" ] || fail "auth file of $r: $f"
+  x=$(head -c 64 /dev/urandom | base64 -w0 | tr -dc a-zA-Z0-9 | head -c "${#pw}")
+  [ "${#x}" = "${#pw}" ] || fail "a password of ${#pw} bytes"
+  touch -r "$f" "$W/stamp-ref"
+  printf %s "$x" | dd of="$f" conv=notrunc status=none || fail "rewrite $f"
+  touch -r "$W/stamp-ref" "$f"
+  sleep 6 # three periods of --secret-poll-interval (2 s): the poll must not see it
+  [ "$(rcli "$ip" "$x" PING 2>&1)" != PONG ] || fail "the poll picked up a file whose stamp did not move"
+  $KR reload demo >/dev/null || fail "reload"
+  want=$(ann redis.io/reload)
+  poll 60 last_reload_is "$want" || fail "status.lastReload: $(rc "$NS" demo '{.status.lastReload}')"
+  poll 10 pw_on "$ip" "$x" || fail "reload did not re-read $f on $r"
+  [ "$(server_hostpid "$NS" "$r")" = "$pid" ] || fail "the server of $r restarted"
+  echo "reload: $r took a password its poll never saw (file stamp unchanged), server pid $pid kept" >>"$W/info"
 }
 
 # restart NAME POD: one instance, on its own volume; the primary after a switchover
@@ -371,6 +400,7 @@ pcheck "approve sets redis.io/approve-primary-update; hibernate checks its argum
 pcheck "report -o FILE: a tar.gz of the objects, Events, /v1/status and logs; no secret value anywhere, in a log neither" t_report
 pcheck "logs: every pod's lines (as kubectl logs reads them) prefixed with its pod" t_logs
 pcheck "reload: a new password, every instance re-reads its files (its log), status.lastReload echoed, Event, same server pids" t_reload
+pcheck "reload re-reads a password file whose stamp did not move (the poll never does): it works after, same server" t_reload_forced
 pcheck "errors: missing cluster exits 1, unknown verb 2, bad -o 1" t_errors
 pcheck "bash completion: verbs, the namespace's clusters, the cluster's pods, on/off, json/yaml" t_completion
 pcheck "backup: refused without an earlier backup; a RedisBackup to that one's destination, Completed, in status" t_backup
