@@ -16,7 +16,7 @@
  *                         "timeout": "10s"}   or  {"pod": "cache-2", …}
  *   POST /v1/config      {"redis": {…}, "maxMemory": "256Mi", "maxMemoryPolicy": "…",
  *                         "minSyncReplicas": 1, "users": [{"name", "enabled", "rules"}],
- *                         "dropOldPasswords": true}
+ *                         "dropOldPasswords": true, "reload": true}
  *   POST /v1/restart     {}
  *   answers: 200 with struct api_inst_result (fence, unfence, promote, replicate,
  *   restart), struct api_inst_switchover_result, struct api_inst_config_result; any
@@ -303,6 +303,9 @@ struct api_inst_config {
 	struct api_user *users;
 	size_t n_users;
 	bool drop_old_passwords; /* encoded only when true */
+	/* re-read the Secret files (passwords, ACL file) and reload the TLS files first,
+	 * whatever their stamps say (`kubectl redis reload`); encoded only when true */
+	bool reload;
 };
 
 struct api_inst_request {
@@ -325,11 +328,12 @@ int api_inst_request_decode(enum api_inst_op op, const char *body, size_t len,
 /* The body for r->op: the fields that are set (fence: reason when not NULL; promote:
  * force always; replicate: host and port; switchover: host and port, or pod, then
  * httpPort when not 0 and timeout when not 0; config: every field but
- * dropOldPasswords, which only when true). */
+ * dropOldPasswords and reload, which only when true). */
 json_t *api_inst_request_encode(const struct api_inst_request *r);
 /* The config field a caller adds to a body it builds itself (the controller's live
  * config, desired_live_config): drop the passwords kept from before a rotation. */
 #define API_INST_DROP_OLD_PASSWORDS "dropOldPasswords"
+#define API_INST_RELOAD             "reload"
 void api_inst_request_release(struct api_inst_request *r);
 
 /* --- answers ------------------------------------------------------------------------- */

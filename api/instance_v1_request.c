@@ -22,13 +22,9 @@ static const char *const f_none[] = { NULL };
 static const char *const f_promote[] = { "force", NULL };
 static const char *const f_replicate[] = { "host", "port", NULL };
 static const char *const f_switchover[] = { "host", "port", "pod", "httpPort", "timeout", NULL };
-static const char *const f_config[] = { "redis",
-	                                "maxMemory",
-	                                "maxMemoryPolicy",
-	                                "minSyncReplicas",
-	                                "users",
-	                                API_INST_DROP_OLD_PASSWORDS,
-	                                NULL };
+static const char *const f_config[] = { "redis",           "maxMemory", "maxMemoryPolicy",
+	                                "minSyncReplicas", "users",     API_INST_DROP_OLD_PASSWORDS,
+	                                API_INST_RELOAD,   NULL };
 static const char *const f_user[] = { "name", "enabled", "rules", "passwordSecrets", NULL };
 
 static int d_fence(json_t *j, struct api_inst_request *r, struct err *e);
@@ -245,6 +241,7 @@ static int d_config(json_t *j, struct api_inst_request *r, struct err *e)
 
 	if ((rc = jsonx_bool(j, API_INST_DROP_OLD_PASSWORDS, false, &c->drop_old_passwords, e)) <
 	            0 ||
+	    (rc = jsonx_bool(j, API_INST_RELOAD, false, &c->reload, e)) < 0 ||
 	    (rc = jsonx_object(j, "redis", &c->redis, e)) < 0 ||
 	    (rc = jsonx_array(j, "users", &users, e)) < 0 ||
 	    (rc = jsonx_int(j, "minSyncReplicas", 0, API_INST_MIN_SYNC_MAX, 0,
@@ -373,6 +370,8 @@ static void e_config(json_t *j, const struct api_inst_request *r)
 		json_object_set_new(j, "maxMemoryPolicy", json_string(pol));
 	if (c->drop_old_passwords)
 		json_object_set_new(j, API_INST_DROP_OLD_PASSWORDS, json_true());
+	if (c->reload)
+		json_object_set_new(j, API_INST_RELOAD, json_true());
 }
 
 json_t *api_inst_request_encode(const struct api_inst_request *r)

@@ -356,6 +356,7 @@ struct api_redis_cluster_status {
 	size_t n_instances_status;
 	struct api_shard_status *shards;
 	size_t n_shards;
+	const char *last_reload;          /* redis.io/reload of the last reload, or NULL */
 	json_t *secrets_resource_version; /* Secret name → resourceVersion, or NULL */
 	double *time_to_ready_seconds;
 	size_t n_time_to_ready_seconds;

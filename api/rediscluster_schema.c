@@ -359,6 +359,7 @@ static const struct api_schema status = {
 	                 struct api_instance_status),
 	        API_LIST("shards", API_NODE(.type = API_ARRAY, .items = &shard_status), STATUS,
 	                 shards, n_shards, API_C_STRUCT, struct api_shard_status),
+	        API_FIELD("lastReload", &string, API_C_STRING, STATUS, last_reload),
 	        API_FIELD("secretsResourceVersion", &object, API_C_JSON, STATUS,
 	                  secrets_resource_version),
 	        API_LIST("timeToReadySeconds", API_NODE(.type = API_ARRAY, .items = &number),

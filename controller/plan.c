@@ -16,6 +16,8 @@
 #include "controller/acl_config.h"
 #include "controller/failover.h"
 #include "controller/pki.h"
+#include "controller/reload.h"
+#include "controller/restart.h"
 #include "controller/sentinel.h"
 #include "controller/unsupported.h"
 #include "lib/alloc.h"
@@ -103,8 +105,8 @@ static bool step_failover(const struct ctl_view *v, struct plan_state *s, struct
 	return go;
 }
 
-static void start_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
-                             const struct ctl_pod *target, const char *reason)
+void plan_start_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                           const struct ctl_pod *target, const char *reason)
 {
 	struct failover_io io = io_of(s);
 
@@ -811,7 +813,7 @@ static bool step_switchover_request(const struct ctl_view *v, struct plan_state 
 		ctl_plan_requeue(p, REQUEUE_SLOW_MS);
 		return true;
 	}
-	start_switchover(v, s, p, t, "requested");
+	plan_start_switchover(v, s, p, t, "requested");
 	return false;
 }
 
@@ -828,7 +830,7 @@ static bool caught_up(const struct ctl_view *v, const struct ctl_pod *pod)
 }
 
 /* Every pod exists, is Ready, answers and is caught up: one may restart. */
-static bool all_settled(const struct ctl_view *v)
+bool plan_all_settled(const struct ctl_view *v)
 {
 	size_t live = 0;
 
@@ -908,7 +910,7 @@ static bool update_primary(const struct ctl_view *v, struct plan_state *s, struc
 	if (sentinel_mode(v))
 		return update_primary_sentinel(v, s, p);
 	if (t && (v->rc->spec.primary_update_method != API_UPDATE_RESTART || ephemeral)) {
-		start_switchover(v, s, p, t, "rolling update");
+		plan_start_switchover(v, s, p, t, "rolling update");
 		return false;
 	}
 	if (ephemeral && !approved) {
@@ -937,7 +939,7 @@ static bool step_rolling(const struct ctl_view *v, struct plan_state *s, struct 
 		s->phase_reason = "waiting for the move Sentinel was asked for";
 		return true;
 	}
-	if (!all_settled(v)) {
+	if (!plan_all_settled(v)) {
 		s->phase_reason = "waiting for every instance to be ready and caught up";
 		ctl_plan_requeue(p, REQUEUE_SLOW_MS);
 		return true;
@@ -1008,7 +1010,9 @@ static bool (*const steps[])(const struct ctl_view *, struct plan_state *, struc
 	step_follow,
 	step_live,
 	step_password,
+	ctl_reload_step, /* controller/reload.h */
 	step_switchover_request,
+	ctl_restart_step, /* controller/restart.h */
 	step_rolling,
 	step_pdb,
 	step_connection,

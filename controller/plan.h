@@ -18,7 +18,8 @@
  * step and for the start of a switchover or an in-place restart of the primary, handing
  * it the primary in a struct failover_io; it never calls the planner), pods (primary
  * first, then replicas; scale down), role labels, split-brain fencing, replicas following the primary, live configuration,
- * switchover requests, rolling updates, PDBs, the connection Secret. The status is
+ * password rotation, reload requests (reload.h), switchover requests, the restart of one
+ * instance (restart.h), rolling updates, PDBs, the connection Secret. The status is
  * computed last from the view (status.c).
  *
  * Multi-step operations keep their state in status.failover (struct ctl_failover), so a
@@ -51,6 +52,12 @@ struct plan_state {
 };
 
 void ctl_plan_build(const struct ctl_view *v, struct ctl_plan *p);
+
+/* For steps kept in files of their own (restart.h): every pod exists, is Ready, answers
+ * and is caught up; and a switchover to target through the failover module. */
+bool plan_all_settled(const struct ctl_view *v);
+void plan_start_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                           const struct ctl_pod *target, const char *reason);
 
 /* The most names status.danglingPVCs holds (the CRD's maxItems). */
 #define PLAN_DANGLING_MAX 256

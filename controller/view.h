@@ -41,6 +41,8 @@
 #define CTL_ANN_APPROVE       "redis.io/approve-primary-update"
 #define CTL_ANN_HIBERNATION   "redis.io/hibernation"
 #define CTL_ANN_FENCED        "redis.io/fencedInstances"
+#define CTL_ANN_RESTART       "redis.io/restart-instance" /* restart.h */
+#define CTL_ANN_RELOAD        "redis.io/reload"           /* reload.h */
 #define CTL_SELECTOR_MANAGED  CTL_LABEL_MANAGED_BY "=" CTL_MANAGED_BY
 #define CTL_ROLE_PRIMARY      "primary"
 #define CTL_ROLE_REPLICA      "replica"

@@ -196,6 +196,9 @@ void inst_creds_merge(struct inst_creds *cur, struct inst_creds *fresh);
  * changed, <0 when they changed but cannot
  * be read (cur keeps its passwords; the next change of the files retries). */
 int inst_creds_refresh(const struct inst_settings *s, struct inst_creds *cur, struct err *e);
+/* supervisor.c: the Secret files (passwords, ACL file) re-read and the TLS files reloaded
+ * into the server now, whatever their stamps (POST /v1/config with reload). */
+void inst_reload_files(struct inst *in);
 void inst_creds_drop_old(struct inst_creds *c);
 /* The password set of a spec user (every valid one), or NULL when it has no files. */
 const struct inst_pwset *inst_creds_user(const struct inst_creds *c, const char *name);

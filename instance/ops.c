@@ -616,6 +616,8 @@ static void op_config(struct inst *in, struct inst_cmd *c)
 	struct err e = { 0 };
 	int rc;
 
+	if (c->req.reload)
+		inst_reload_files(in);
 	if (c->req.drop_old_passwords)
 		inst_creds_drop_old(&in->creds);
 	in->desired = c->req.config;

@@ -45,6 +45,7 @@ int inst_request_parse(enum inst_op op, const char *body, size_t len, struct ins
 		rc = inst_desired_from_config(&a.config, &r.config, e);
 		r.has_config = rc == 0;
 		r.drop_old_passwords = a.config.drop_old_passwords;
+		r.reload = a.config.reload;
 	}
 	api_inst_request_release(&a);
 	if (!rc)

@@ -52,6 +52,7 @@ struct inst_request {
 	bool has_config;             /* config: */
 	struct inst_desired config;
 	bool drop_old_passwords;
+	bool reload; /* config: inst_reload_files first */
 };
 
 /* "fence", "unfence", …; NULL for an unknown op. */

@@ -625,6 +625,18 @@ static void secrets_step(struct inst *in)
 	inst_share_password(in);
 }
 
+void inst_reload_files(struct inst *in)
+{
+	in->creds.stamp = ~inst_creds_stamp(&in->set); /* differs from what is there now */
+	in->creds.acl_applied = false;
+	in->tls_stamp = ~inst_tls_stamp(&in->set);
+	secrets_step(in);
+	tls_step(in);
+	log_info("supervisor", "reload: Secret and TLS files re-read on request", "pod",
+	         in->set.pod_name, "serverPid", in->server_pid > 0 ? "running" : "none",
+	         (char *)NULL);
+}
+
 static void lease_lost_step(struct inst *in)
 {
 	if (!atomic_exchange(&in->lease_lost, false))

@@ -27,7 +27,8 @@ static void opt_add(struct MHD_OptionItem *v, size_t *n, enum MHD_OPTION option,
 struct MHD_Daemon *httpd_start(const struct httpd_opts *o, MHD_AccessHandlerCallback fn, void *ctx)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)o->port) };
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD |
+	                 (o->thread_per_connection ? MHD_USE_THREAD_PER_CONNECTION : MHD_USE_EPOLL);
 	struct MHD_OptionItem v[HTTPD_MAX_OPTS];
 	size_t n = 0;
 

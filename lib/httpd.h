@@ -8,7 +8,8 @@
  *   httpd_stop(d);
  *
  * A daemon runs one internal polling thread (epoll) that calls the handler, so a
- * handler must not block: one that waits suspends its connection instead. Routing,
+ * handler must not block: one that waits suspends its connection instead (or the daemon
+ * runs a thread per connection: thread_per_connection). Routing,
  * request bodies and their caps stay with the caller. Past conn_limit a new connection
  * waits in the listen backlog; past per_ip_limit (from one client address) it is
  * accepted and closed at once, so one client cannot take every slot. Replies take ownership of what
@@ -30,6 +31,9 @@ struct httpd_opts {
 	unsigned conn_timeout_s; /* an idle connection is closed after this (not a suspended one) */
 	size_t thread_stack;     /* bytes; 0: libmicrohttpd's default */
 	bool suspend_resume;     /* handlers may MHD_suspend_connection */
+	/* a thread per connection instead of one polling thread: a handler or a content
+	 * reader may block (a response that waits for data: the node agent's log follow) */
+	bool thread_per_connection;
 	/* Called with the handler's ctx when a request ends (to free its state); may be NULL. */
 	MHD_RequestCompletedCallback completed;
 	/* PEM text (copied at start); cert NULL: plain HTTP. trust set: client certificates

@@ -20,6 +20,8 @@
 #define ANN_APPROVE    "redis.io/approve-primary-update"
 #define ANN_HIBERNATE  "redis.io/hibernation"
 #define ANN_RESTARTED  "kubectl.kubernetes.io/restartedAt" /* as `kubectl rollout restart` */
+#define ANN_RESTART    "redis.io/restart-instance"         /* controller/restart.h */
+#define ANN_RELOAD     "redis.io/reload"                   /* controller/reload.h */
 #define LABEL_CLUSTER  "redis.io/cluster"
 
 /* Merge-patches the cluster's metadata.annotations[key] = value (NULL removes it). */
@@ -96,6 +98,37 @@ int plugin_approve(struct plugin_ctx *ctx, const struct plugin_args *a, struct e
 	return rc;
 }
 
+/*
+ * One instance (controller/restart.h): refused here while a failover or switchover is in
+ * flight (status.failover) or another instance's restart is pending, since the
+ * controller would only start it afterwards.
+ */
+static int restart_one(struct plugin_ctx *ctx, const char *name, const char *pod, struct err *e)
+{
+	json_t *rc_obj = NULL;
+	const char *phase, *pending;
+	int rc = check_member(ctx, name, pod, e);
+
+	if (rc || (rc = k8s_get(ctx->client, &api_res_redisclusters, ctx->ns, name, &rc_obj, e)))
+		return rc;
+	phase = jsonx_get_string(rc_obj, "status.failover.phase");
+	pending = jsonx_get_string(rc_obj, "metadata.annotations[\"" ANN_RESTART "\"]");
+	if (phase)
+		rc = err_set(e, -EBUSY,
+		             "%s/%s is in the middle of a failover or switchover (status.failover "
+		             "phase %s): try again once it is over",
+		             ctx->ns, name, phase);
+	else if (pending && strcmp(pending, pod) != 0)
+		rc = err_set(e, -EBUSY, "the restart of %s is still pending (%s): one at a time",
+		             pending, ANN_RESTART);
+	json_decref(rc_obj);
+	if (!rc)
+		rc = annotate(ctx, name, ANN_RESTART, pod, e);
+	if (!rc)
+		printf("restart of %s/%s requested (%s=%s)\n", ctx->ns, pod, ANN_RESTART, pod);
+	return rc;
+}
+
 /* A change of spec.podTemplate.metadata.annotations is a restart-tier input
  * (controller/desired_pod.c): the controller rolls the pods, replicas first. */
 int plugin_restart(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e)
@@ -103,6 +136,9 @@ int plugin_restart(struct plugin_ctx *ctx, const struct plugin_args *a, struct e
 	char now[RFC3339_MAX];
 	json_t *p;
 	int rc;
+
+	if (a->npos > 1)
+		return restart_one(ctx, a->pos[0], a->pos[1], e);
 
 	rfc3339_format(clock_wall_ms(), RFC3339_SECONDS, now);
 	p = json_pack("{s:{s:{s:{s:{s:s}}}}}", "spec", "podTemplate", "metadata", "annotations",
@@ -114,5 +150,20 @@ int plugin_restart(struct plugin_ctx *ctx, const struct plugin_args *a, struct e
 		printf("rolling restart of %s/%s requested "
 		       "(spec.podTemplate.metadata.annotations.%s=%s)\n",
 		       ctx->ns, a->pos[0], ANN_RESTARTED, now);
+	return rc;
+}
+
+/* A new value each time (the time to the millisecond): the controller reloads every
+ * instance once and echoes it in status.lastReload (controller/reload.h). */
+int plugin_reload(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e)
+{
+	char now[RFC3339_MAX];
+	int rc;
+
+	rfc3339_format(clock_wall_ms(), RFC3339_MILLIS, now);
+	rc = annotate(ctx, a->pos[0], ANN_RELOAD, now, e);
+	if (!rc)
+		printf("reload of %s/%s requested (%s=%s); done when status.lastReload says so\n",
+		       ctx->ns, a->pos[0], ANN_RELOAD, now);
 	return rc;
 }

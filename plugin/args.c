@@ -25,10 +25,14 @@ static const struct plugin_verb verbs[] = {
 	{ "hibernate", "NAME on|off", 2, 2, 0,
 	  "delete the pods and keep the PVCs (on), or bring them back (off): redis.io/hibernation",
 	  plugin_hibernate },
-	{ "restart", "NAME", 1, 1, 0,
+	{ "restart", "NAME [POD]", 1, 2, 0,
 	  "rolling restart, replicas first, the primary by switchover (spec.podTemplate "
-	  "annotation)",
+	  "annotation); POD: that instance only (redis.io/restart-instance)",
 	  plugin_restart },
+	{ "reload", "NAME", 1, 1, 0,
+	  "every instance re-reads its Secret and TLS files and re-applies its configuration, "
+	  "no restart: redis.io/reload",
+	  plugin_reload },
 	{ "approve", "NAME", 1, 1, 0,
 	  "let a supervised primary update go on: redis.io/approve-primary-update=true",
 	  plugin_approve },

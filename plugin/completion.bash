@@ -4,7 +4,7 @@
 # (`kubectl redis <TAB>` goes through kubectl's own plugin completion, which wants a
 # kubectl_complete-redis executable: not provided.)
 # The verb list is checked against the plugin's verb table by test_plugin_args.
-_kubectl_redis_verbs="status switchover promote hibernate restart approve fence unfence backup report logs"
+_kubectl_redis_verbs="status switchover promote hibernate restart reload approve fence unfence backup report logs"
 _kubectl_redis_flags="--namespace -n --kubeconfig --context --help"
 
 # The words that are not flags or flag values, and -n's value, of the line so far.
@@ -48,6 +48,8 @@ _kubectl_redis() {
 	*)
 		if [ "$verb" = hibernate ]; then
 			mapfile -t COMPREPLY < <(compgen -W "on off" -- "$cur")
+		elif [ "$verb" = restart ] || [ "$verb" = switchover ] || [ "$verb" = promote ]; then
+			mapfile -t COMPREPLY < <(compgen -W "$(kubectl "${_kr_ns[@]}" get pods -l redis.io/cluster="${_kr_args[1]}" -o name 2>/dev/null | sed 's|^pod/||')" -- "$cur")
 		else
 			mapfile -t COMPREPLY < <(compgen -W "$(kubectl "${_kr_ns[@]}" get pods -l redis.io/cluster="${_kr_args[1]}" -o name 2>/dev/null | sed 's|^pod/||') all" -- "$cur")
 		fi ;;

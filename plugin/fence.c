@@ -4,7 +4,9 @@
  * through its instance manager and unfences a pod once it leaves the list. The edit of
  * the list is pure (plugin_fence_edit, unit-tested); the verbs read, edit and
  * merge-patch it. The read-edit-write is guarded by the resourceVersion it read, so a
- * concurrent edit is refused (-EBUSY) rather than lost.
+ * concurrent edit is refused (-EBUSY) rather than lost; the verb then reads and edits
+ * again, up to FENCE_TRIES times (the controller's own writes, its status among them,
+ * move the resourceVersion every few seconds).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,8 +17,9 @@
 #include "lib/jsonx.h"
 #include "plugin/fence.h"
 
-#define ANN_FENCED "redis.io/fencedInstances"
-#define ALL        "*"
+#define ANN_FENCED  "redis.io/fencedInstances"
+#define ALL         "*"
+#define FENCE_TRIES 5
 
 static bool listed(json_t *list, const char *pod, size_t *at)
 {
@@ -89,7 +92,7 @@ int plugin_fence_edit(const char *current, const char *pod, bool fence, char **o
 	return rc;
 }
 
-static int fence_verb(struct plugin_ctx *ctx, const struct plugin_args *a, bool fence,
+static int fence_once(struct plugin_ctx *ctx, const struct plugin_args *a, bool fence,
                       struct err *e)
 {
 	const char *name = a->pos[0], *pod = a->pos[1];
@@ -115,6 +118,19 @@ static int fence_verb(struct plugin_ctx *ctx, const struct plugin_args *a, bool 
 out:
 	free(list);
 	json_decref(obj);
+	return rc;
+}
+
+static int fence_verb(struct plugin_ctx *ctx, const struct plugin_args *a, bool fence,
+                      struct err *e)
+{
+	int rc = -EBUSY;
+
+	for (int i = 0; i < FENCE_TRIES && rc == -EBUSY; i++) {
+		if (i)
+			err_clear(e);
+		rc = fence_once(ctx, a, fence, e);
+	}
 	return rc;
 }
 

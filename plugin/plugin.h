@@ -81,6 +81,7 @@ int plugin_switchover(struct plugin_ctx *ctx, const struct plugin_args *a, struc
 int plugin_promote(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e);
 int plugin_hibernate(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e);
 int plugin_restart(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e);
+int plugin_reload(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e);
 int plugin_approve(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e);
 int plugin_fence(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e);
 int plugin_unfence(struct plugin_ctx *ctx, const struct plugin_args *a, struct err *e);

@@ -35,6 +35,9 @@ extendedKeyUsage=serverAuth"
 issue admin "/O=system:masters/CN=admin" "extendedKeyUsage=clientAuth"
 issue controller-manager "/CN=system:kube-controller-manager" "extendedKeyUsage=clientAuth"
 issue scheduler "/CN=system:kube-scheduler" "extendedKeyUsage=clientAuth"
+# The API server's identity towards kubelets (--kubelet-client-certificate): the node
+# agent's kubelet API authenticates it against ca.crt and asks a SubjectAccessReview.
+issue apiserver-kubelet-client "/O=system:masters/CN=kube-apiserver-kubelet-client" "extendedKeyUsage=clientAuth"
 # The node agent acts for every test Node and issues pod tokens: it runs as an admin.
 issue nodeagent "/O=system:masters/CN=redis-operator-nodeagent" "extendedKeyUsage=clientAuth"
 

@@ -45,10 +45,35 @@ wait_for() {
     sleep 0.2
   done
 }
+# The flags of the API server's calls to kubelets (pods/log): a client certificate, and
+# the Nodes' InternalIP first (the node agent's Node names resolve nowhere). An older PKI
+# without the certificate: no flags (the node agents then serve anonymous requests:
+# kubelet_auth_args).
+apiserver_kubelet_args() {
+  local pki="$ENV_DIR/pki"
+  [ -f "$pki/apiserver-kubelet-client.crt" ] || return 0
+  echo --kubelet-client-certificate "$pki/apiserver-kubelet-client.crt" \
+    --kubelet-client-key "$pki/apiserver-kubelet-client.key" \
+    --kubelet-preferred-address-types InternalIP,Hostname
+}
+# The node agent's kubelet API flags for the running API server: certificate
+# authentication and Webhook authorization when the API server presents its kubelet
+# client certificate; otherwise (an environment started before it had one) anonymous
+# requests with AlwaysAllow, the kubelet's own defaults without a config file.
+kubelet_auth_args() {
+  local pid
+  pid=$(cat "$ENV_DIR/kube-apiserver.pid" 2>/dev/null) || true
+  if [ -n "$pid" ] && tr '\0' '\n' <"/proc/$pid/cmdline" 2>/dev/null | grep -x -- --kubelet-client-certificate >/dev/null; then
+    echo --kubelet-client-ca-file "$ENV_DIR/pki/ca.crt"
+  else
+    echo --kubelet-anonymous-auth --kubelet-authorization-mode AlwaysAllow
+  fi
+}
 # The API server (up.sh; test/env/restart-apiserver.sh restarts it alone), until ready.
 start_apiserver() {
   local pki="$ENV_DIR/pki"
-  run kube-apiserver --etcd-servers "http://127.0.0.1:$ENV_ETCD_PORT" \
+  # shellcheck disable=SC2046 # the flags are words
+  run kube-apiserver $(apiserver_kubelet_args) --etcd-servers "http://127.0.0.1:$ENV_ETCD_PORT" \
     --bind-address "$ENV_HOST_IP" --advertise-address "$ENV_HOST_IP" --secure-port "$ENV_API_PORT" \
     --service-cluster-ip-range "$ENV_SERVICE_CIDR" \
     --client-ca-file "$pki/ca.crt" --tls-cert-file "$pki/apiserver.crt" --tls-private-key-file "$pki/apiserver.key" \

@@ -19,9 +19,10 @@ all_alive() { for c in $ENV_COMPONENTS; do pid_alive "$c" || return 1; done; }
 start_nodeagent() {
   [ -x "$NODEAGENT_BIN" ] || die "$NODEAGENT_BIN is missing: make $NODEAGENT_BIN"
   mkdir -p "$ENV_DIR/logs"
+  # shellcheck disable=SC2046 # kubelet_auth_args: flags
   setsid "$NODEAGENT_BIN" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" \
     --state-dir "$ENV_DIR/nodeagent" --nodes "$ENV_NODES" --images "$repo/test/nodeagent/images.conf" \
-    --operator-bin "${OPERATOR_BIN:-$repo/build/redis-operator}" \
+    --operator-bin "${OPERATOR_BIN:-$repo/build/redis-operator}" $(kubelet_auth_args) \
     >>"$ENV_DIR/logs/nodeagent.log" 2>&1 </dev/null 9>&- & # 9: the up.lock, not to be inherited
   echo $! >"$ENV_DIR/nodeagent.pid"
 }

@@ -9,7 +9,9 @@
 # use a private second agent that this script starts (own Node, taint, pod CIDR, cgroup,
 # state dir) so that nobody else's pods are frozen or restarted. The volumes of several
 # agents use a third one, Q, that runs no pod: only the agent of a pod's Node provisions
-# its PVC, and Q's stop, removal and fresh start leave the volume alone.
+# its PVC, and Q's stop, removal and fresh start leave the volume alone. P's pod is read
+# with `kubectl logs` (the API server's pods/log -> P's kubelet API, kubelet.h), and Q's
+# kubelet API is asked directly for its authentication and authorization answers.
 # For a development agent with a taint: NA_NODE=my-node-1 NA_TOLERATE=<taint key>
 # NA_STATE=<its state dir>.
 set -uo pipefail
@@ -89,9 +91,12 @@ if ! api_ready || ! [ -x "$NA_BIN" ]; then
 fi
 
 # --- the private agent (node-lose, restart) -----------------------------------------------------
+# P's kubelet API authenticates as the running API server needs (kubelet_auth_args,
+# test/env/common.sh); Q's always asks for a client certificate and a SubjectAccessReview.
 start_private() {
+  # shellcheck disable=SC2046 # kubelet_auth_args: flags
   setsid "$NA_BIN" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$P_STATE" \
-    --nodes 1 --node-prefix "$P_PREFIX" --register-taint "$P_TAINT=$id:NoSchedule" \
+    --nodes 1 --node-prefix "$P_PREFIX" --register-taint "$P_TAINT=$id:NoSchedule" $(kubelet_auth_args) \
     --pod-cidr "$P_CIDR" --cgroup-root "$P_CGROUP" \
     --images test/nodeagent/images.conf >>"$P_STATE.log" 2>&1 </dev/null &
   echo $! >"$P_PIDFILE"
@@ -100,6 +105,7 @@ start_q() {
   mkdir -p "$Q_STATE"
   setsid "$NA_BIN" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$Q_STATE" \
     --nodes 1 --node-prefix "$Q_PREFIX" --register-taint "$P_TAINT=q$id:NoSchedule" \
+    --kubelet-client-ca-file "$ENV_DIR/pki/ca.crt" \
     --pod-cidr "$Q_CIDR" --cgroup-root "$Q_CGROUP" \
     --images test/nodeagent/images.conf >>"$Q_STATE.log" 2>&1 </dev/null &
   echo $! >"$Q_PIDFILE"
@@ -480,12 +486,71 @@ $(place 2 "$P_NODE" "$P_TAINT")
   containers:
   - name: c
     image: busybox:1
-    command: [sleep, "3600"]
+    command: [sh, -c, 'for i in 1 2 3 4 5; do echo line-\$i; done; exec sleep 3600']
     readinessProbe: {exec: {command: ["true"]}, periodSeconds: 1}
 Y
   poll 30 is_ready "$ns_node" p1
 }
 check "a second agent registers its Node and runs a pod" private_up
+# kubectl logs -> the API server's pods/log -> the Node's kubeletEndpoint -> P's kubelet API.
+klogs() { kctl -n "$ns_node" logs p1 "$@" 2>&1; }
+kubectl_logs() {
+  local out
+  out=$(klogs) && [ "$out" = "$(printf 'line-%s\n' 1 2 3 4 5)" ] || { echo "logs: $out"; return 1; }
+  out=$(klogs --tail=2) && [ "$out" = "$(printf 'line-4\nline-5')" ] || { echo "--tail=2: $out"; return 1; }
+  out=$(klogs --limit-bytes=9) && [ "$out" = "$(printf 'line-1\nli')" ] || { echo "--limit-bytes=9: $out"; return 1; }
+  out=$(klogs --tail=2 --limit-bytes=7) && [ "$out" = line-4 ] || { echo "--tail=2 --limit-bytes=7: $out"; return 1; }
+  out=$(klogs -c nope) && { echo "-c nope succeeded: $out"; return 1; }
+  grep -q 'container nope is not valid' <<<"$out" || { echo "-c nope: $out"; return 1; }
+  out=$(klogs --previous) && { echo "--previous succeeded: $out"; return 1; }
+  grep -q 'previous terminated container "c" in pod "p1" not found' <<<"$out" || { echo "--previous: $out"; return 1; }
+  out=$(klogs --timestamps) && { echo "--timestamps succeeded: $out"; return 1; }
+  grep -q 'timestamps=true: the node agent keeps no time per log line' <<<"$out" || { echo "--timestamps: $out"; return 1; }
+  out=$(klogs --since=1h) && { echo "--since succeeded: $out"; return 1; }
+  grep -q 'sinceSeconds=3600' <<<"$out" || { echo "--since=1h: $out"; return 1; }
+  out=$(klogs -f --previous) && { echo "-f --previous succeeded: $out"; return 1; }
+  grep -q 'previous terminated container' <<<"$out" || { echo "-f --previous: $out"; return 1; }
+}
+check "kubectl logs through the API server (P's kubelet API): all, --tail, --limit-bytes; -c nope, --previous, --timestamps, --since refused with the reason" poll 20 kubectl_logs
+# -f: the stream stays open past the end of the file, and ends when the container restarts
+follow_out=$(mktemp)
+follow_has() { grep -q "$1" "$follow_out"; }
+kubectl_follow() {
+  ( klogs -f --tail=1 >"$follow_out"; echo "rc=$?" >>"$follow_out" ) &
+  poll 10 follow_has line-5 || { echo "no line-5: $(cat "$follow_out")"; return 1; }
+  sleep 1 # a plain GET would have ended by now
+  ! follow_has rc= || { echo "ended at the end of the file: $(cat "$follow_out")"; return 1; }
+  p_ctl kill "$ns_node/p1" c || return 1
+  poll 15 follow_has rc=0 || { echo "not ended by the restart: $(cat "$follow_out")"; return 1; }
+  [ "$(cat "$follow_out")" = "$(printf 'line-5\nrc=0')" ] || { echo "output: $(cat "$follow_out")"; return 1; }
+  poll 30 is_ready "$ns_node" p1
+}
+check "kubectl logs -f: open past the end of the log, ended by the container's restart" kubectl_follow
+rm -f "$follow_out"
+# Q's kubelet API, asked directly: the bound port on the Node, 401 without a certificate,
+# 403 from a SubjectAccessReview for a user without nodes/proxy, 404 past both for admin.
+kl_port() { kctl get node "$1" -o jsonpath='{.status.daemonEndpoints.kubeletEndpoint.Port}'; }
+kl_get() { # PORT CERT-NAME(or none) -> "CODE BODY"
+  local cert=()
+  [ "$2" = none ] || cert=(--cert "$ENV_DIR/pki/$2.crt" --key "$ENV_DIR/pki/$2.key")
+  curl -sk -m 5 "${cert[@]}" -w ' %{http_code}' "https://$ENV_HOST_IP:$1/containerLogs/$ns_node/p1/c"
+}
+kubelet_authn() {
+  local pp qp out
+  pp=$(kl_port "$P_NODE") qp=$(kl_port "$Q_NODE")
+  [ -n "$pp" ] && [ -n "$qp" ] && [ "$pp" != 10250 ] && [ "$pp" != "$qp" ] || { echo "ports P=$pp Q=$qp"; return 1; }
+  [ "$(kctl get node "$Q_NODE" -o jsonpath='{.status.addresses[*].type}={.status.addresses[0].address}')" = "InternalIP=$ENV_HOST_IP" ] ||
+    { echo "Q's addresses: $(kctl get node "$Q_NODE" -o jsonpath='{.status.addresses}')"; return 1; }
+  out=$(kl_get "$qp" none); [ "$out" = "Unauthorized
+ 401" ] || { echo "no certificate: $out"; return 1; }
+  out=$(kl_get "$qp" controller-manager)
+  [ "$out" = "Forbidden (user=system:kube-controller-manager, verb=get, resource=nodes, subresource=proxy)
+ 403" ] || { echo "controller-manager: $out"; return 1; }
+  out=$(kl_get "$qp" admin)
+  [ "$out" = "pod \"$ns_node/p1\" not found on this node
+ 404" ] || { echo "admin: $out"; return 1; }
+}
+check "kubelet API: each agent on its own bound port (Node kubeletEndpoint, InternalIP only); 401 without a certificate, 403 by SubjectAccessReview, admin passes" kubelet_authn
 # Volumes of several agents: kube-scheduler selects the pod's Node on the PVC
 # (WaitForFirstConsumer) and only that Node's agent (P) provisions it, in its own state,
 # pinned to that Node. Q, another provisioning agent, makes nothing for it, and going as a

@@ -16,6 +16,7 @@
  *   pvc.c        the provisioner of StorageClass nodeagent-local (PVs on host directories,
  *                WaitForFirstConsumer: only for PVCs of pods on this agent's Nodes)
  *   ctl.c        the fault control socket (<state>/ctl.sock), the ctl and logs subcommands
+ *   kubelet.c    the kubelet API's container logs over HTTPS (kubelet.h): `kubectl logs`
  *   light.c      --light CIDR: pods are not run but simulated (benchmarks of thousands of
  *                instances): an address each, Running/Ready statuses, PVCs waited for
  *   sim*.c       the simulated instance managers of light pods (sim.h, sim_int.h): one
@@ -44,6 +45,7 @@ struct k8s_client;
 struct k8s_config;
 struct k8s_informer;
 struct k8s_resource;
+struct MHD_Daemon;
 struct wq;
 
 #define NA_COMPONENT         "nodeagent"
@@ -70,7 +72,10 @@ struct na_settings {
 	char *kubeconfig, *state_dir, *images, *operator_bin, *node_prefix, *host_ip;
 	char *bridge, *pod_cidr, *cgroup_root, *service_host, *register_taint;
 	char *log_level, *log_format;
-	char *light;              /* NULL: pods run; a CIDR: pods are simulated (light.c) */
+	char *light; /* NULL: pods run; a CIDR: pods are simulated (light.c) */
+	char *kubelet_client_ca, *kubelet_authz; /* kubelet.h */
+	int64_t kubelet_port;
+	bool kubelet_anonymous;
 	char *oci_images, *umoci; /* REF=PATH,...: images from OCI layouts (ociimage.h) */
 	int64_t nodes, link_prefix, service_port;
 	int64_t lease_renew_ms, lease_duration_ms, node_status_ms, shutdown_grace_ms;
@@ -289,7 +294,9 @@ struct agent {
 	char service_host[64], service_port[8];
 	bool stopping;
 	int64_t stop_deadline;
-	struct na_light *light; /* --light: the simulated pods; NULL otherwise */
+	struct na_light *light;     /* --light: the simulated pods; NULL otherwise */
+	struct MHD_Daemon *kubelet; /* kubelet.h: the container-log endpoint */
+	int kubelet_port;           /* its bound port, advertised by every Node */
 };
 
 /* Queues key for the main thread and wakes it. Any thread. */
@@ -385,6 +392,10 @@ void na_ctl_serve(struct agent *ag);
 void na_ctl_close(struct agent *ag);
 int na_ctl_main(int argc, char **argv);
 int na_logs_main(int argc, char **argv);
+/* The sandbox directory of "NS/NAME" under state_dir/pods (the newest if several), from
+ * the pod.json files, or NULL; meta (may be NULL) gets that pod.json (a new reference,
+ * NULL when none). Any thread: the file system only. */
+char *na_find_pod_dir(const char *state_dir, const char *key, json_t **meta);
 /* Parses ctl argv (after "ctl") into a request object: -EINVAL with usage in e. */
 int na_ctl_request(int argc, char **argv, json_t **out, struct err *e);
 

@@ -462,8 +462,7 @@ int na_ctl_main(int argc, char **argv)
 	return rc;
 }
 
-/* The pod directory of NS/NAME (the newest if several), from the pod.json files. */
-static char *find_pod_dir(const char *state_dir, const char *key)
+char *na_find_pod_dir(const char *state_dir, const char *key, json_t **meta_out)
 {
 	char *pods = xasprintf("%s/pods", state_dir), *best = NULL;
 	DIR *d = opendir(pods);
@@ -484,6 +483,10 @@ static char *find_pod_dir(const char *state_dir, const char *key)
 			free(best);
 			best = xstrdup(dir);
 			best_t = st.st_mtime;
+			if (meta_out) {
+				json_decref(*meta_out);
+				*meta_out = json_incref(m);
+			}
 		}
 		free(k);
 		json_decref(m);
@@ -560,7 +563,7 @@ int na_logs_main(int argc, char **argv)
 		return 2;
 	}
 	rc = 1;
-	if (!(dir = find_pod_dir(s.state_dir, argv[next])))
+	if (!(dir = na_find_pod_dir(s.state_dir, argv[next], NULL)))
 		fprintf(stderr, "nodeagent logs: no pod %s under %s\n", argv[next], s.state_dir);
 	else if (!(ctr = argc - next == 2 ? xstrdup(argv[next + 1]) : only_container(dir, &e)))
 		fprintf(stderr, "nodeagent logs: %s\n", e.msg);

@@ -44,6 +44,7 @@
 
 #include "agent.h"
 #include "imagemap.h"
+#include "kubelet.h"
 #include "lib/alloc.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
@@ -65,6 +66,7 @@
 
 static const char *const levels[] = { "debug", "info", "warn", "error", NULL };
 static const char *const formats[] = { "json", "logfmt", NULL };
+static const char *const authz_modes[] = { "Webhook", "AlwaysAllow", NULL };
 
 #define OFF(f) offsetof(struct na_settings, f)
 static const struct settings_desc na_table[] = {
@@ -118,6 +120,20 @@ static const struct settings_desc na_table[] = {
 	  "to the host with an AnyIP route, served by one listener on 0.0.0.0:8000)." },
 	{ "provision", SETTINGS_BOOL, "true", 0, 0, NULL, false, false, OFF(provision),
 	  "Provision the PVCs of pods on this agent's Nodes (off: they stay Pending)." },
+	{ "kubelet-port", SETTINGS_INT, "0", 0, 65535, NULL, false, false, OFF(kubelet_port),
+	  "Port of the kubelet API (container logs) on --host-ip; 0: a free one. The Nodes "
+	  "advertise the bound port (daemonEndpoints.kubeletEndpoint)." },
+	{ "kubelet-client-ca-file", SETTINGS_STRING, NULL, 0, 0, NULL, false, false,
+	  OFF(kubelet_client_ca),
+	  "CA bundle of the client certificates the kubelet API accepts (the API server's "
+	  "--kubelet-client-certificate); unset: no certificate authentication." },
+	{ "kubelet-anonymous-auth", SETTINGS_BOOL, "false", 0, 0, NULL, false, false,
+	  OFF(kubelet_anonymous),
+	  "A kubelet API request without a certificate is system:anonymous (else 401)." },
+	{ "kubelet-authorization-mode", SETTINGS_ENUM, "Webhook", 0, 0, authz_modes, false, false,
+	  OFF(kubelet_authz),
+	  "Webhook: a SubjectAccessReview (get nodes/proxy) per kubelet API request; "
+	  "AlwaysAllow: every authenticated one." },
 	{ "log-level", SETTINGS_ENUM, "info", 0, 0, levels, false, false, OFF(log_level),
 	  "Log level." },
 	{ "log-format", SETTINGS_ENUM, "logfmt", 0, 0, formats, false, false, OFF(log_format),
@@ -466,8 +482,9 @@ static int agent_init(struct agent *ag, struct err *e)
 	if ((rc = client_init(ag, e)) || (rc = fds_init(ag, e)) ||
 	    (ag->set.light && (rc = na_light_init(ag, e))) ||
 	    (ag->set.provision && (rc = na_storage_class_ensure(ag, e))) ||
-	    (rc = start_source_informers(ag, e)) || (rc = nodes_init(ag, e)) ||
-	    (rc = start_pod_informers(ag, e)) || (rc = na_ctl_listen(ag, e)))
+	    (rc = start_source_informers(ag, e)) || (rc = na_kubelet_start(ag, e)) ||
+	    (rc = nodes_init(ag, e)) || (rc = start_pod_informers(ag, e)) ||
+	    (rc = na_ctl_listen(ag, e)))
 		return rc;
 	if (ag->set.provision)
 		na_enqueue(ag, "pvgc");
@@ -603,6 +620,7 @@ static void agent_free(struct agent *ag)
 		if (ag->nodes[i].registered)
 			na_node_unregister(ag, &ag->nodes[i]);
 	na_ctl_close(ag);
+	na_kubelet_stop(ag);
 	all_informers_free(ag);
 	log_info(NA_COMPONENT, "stopped", NULL);
 	for (size_t i = 0; i < ag->n_nodes; i++) {

@@ -5,8 +5,10 @@
  * NA_MANAGED_ANNOT so that a restarted agent knows the Node is its own; optional
  * --register-taint), then patches its status (capacity = allocatable: the host's CPUs,
  * memory and the state directory's disk, pods 110 (light mode: the range's addresses);
- * conditions MemoryPressure, DiskPressure, PIDPressure False and Ready True; addresses
- * InternalIP and Hostname; nodeInfo), then creates or takes over its Lease in
+ * conditions MemoryPressure, DiskPressure, PIDPressure False and Ready True; the address
+ * InternalIP (--host-ip, where the kubelet API listens: no Hostname address, which the API
+ * server would try first and could not resolve); daemonEndpoints.kubeletEndpoint.Port,
+ * the port the kubelet API bound (kubelet.h); nodeInfo), then creates or takes over its Lease in
  * kube-node-lease (holderIdentity the node, leaseDurationSeconds --lease-duration,
  * owner-referenced to the Node so the garbage collector follows it). A Node that exists
  * without our annotation is served but never deleted: the agent deletes nothing it did
@@ -133,11 +135,12 @@ json_t *na_node_status(const struct agent *ag, const struct na_node *n, int64_t 
 	                            "kubelet has sufficient PID available", now, since),
 	                  condition("Ready", true, "KubeletReady",
 	                            "kubelet is posting ready status", now, since));
+	/* A Hostname address an older agent posted is deleted (strategic merge directive). */
 	return json_pack("{s:{s:o, s:o, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, s:o}}",
 	                 "status", "capacity", capacity(ag), "allocatable", capacity(ag),
 	                 "conditions", conds, "addresses", "type", "InternalIP", "address",
-	                 ag->set.host_ip, "type", "Hostname", "address", n->name, "daemonEndpoints",
-	                 "kubeletEndpoint", "Port", 10250, "nodeInfo", node_info());
+	                 ag->set.host_ip, "type", "Hostname", "$patch", "delete", "daemonEndpoints",
+	                 "kubeletEndpoint", "Port", ag->kubelet_port, "nodeInfo", node_info());
 }
 
 json_t *na_lease_object(const char *node, const char *node_uid, int64_t duration_s, int64_t now_ms)

@@ -163,14 +163,23 @@ static void pod_wait(struct na_pod *p, const char *reason, const char *msg)
 	         NULL);
 }
 
-/* <pod dir>/pod.json: who this sandbox is (for `nodeagent logs`) and emptyDir size limits. */
+/* <pod dir>/pod.json: who this sandbox is (for `nodeagent logs` and the kubelet API),
+ * its container names and emptyDir size limits. */
 static void write_pod_json(struct na_pod *p)
 {
-	json_t *meta = json_pack("{s:s, s:s, s:s, s:s, s:{}}", "namespace", p->ns, "name", p->name,
-	                         "uid", p->uid, "node", p->node->name, "emptyDirSizeLimits");
+	json_t *meta =
+	        json_pack("{s:s, s:s, s:s, s:s, s:{}, s:[]}", "namespace", p->ns, "name", p->name,
+	                  "uid", p->uid, "node", p->node->name, "emptyDirSizeLimits", "containers");
 	json_t *v, *limits = json_object_get(meta, "emptyDirSizeLimits");
 	char *path = xasprintf("%s/pod.json", p->dir);
+	static const char *const kinds[] = { "spec.initContainers", "spec.containers" };
 	size_t i;
+
+	/* The container names: the kubelet API's log endpoint tells a wrong one (kubelet.c). */
+	for (size_t k = 0; k < 2; k++)
+		json_array_foreach (jsonx_get(p->api, kinds[k]), i, v)
+			json_array_append(json_object_get(meta, "containers"),
+			                  json_object_get(v, "name"));
 
 	json_array_foreach (jsonx_get(p->api, "spec.volumes"), i, v) {
 		json_t *lim = jsonx_get(v, "emptyDir.sizeLimit");

@@ -21,6 +21,7 @@
 #include "lib/jsonx.h"
 #include "lib/k8s/path.h"
 #include "test/nodeagent/agent.h"
+#include "test/nodeagent/kubelet.h"
 #include "test/nodeagent/sim.h"
 #include "test/unit/unit.h"
 
@@ -868,6 +869,141 @@ static void golden_json(const char *name, json_t *j)
 	free(text);
 }
 
+/* --- kubelet.c: the containerLogs options and the tail offset --------------------------- */
+
+static const char *query_of(void *ctx, const char *name)
+{
+	const char *const *kv = ctx;
+
+	for (; kv[0]; kv += 2)
+		if (strcmp(kv[0], name) == 0)
+			return kv[1];
+	return NULL;
+}
+
+static const struct {
+	const char *q[8];
+	int rc;
+	bool previous;
+	int64_t tail, limit;
+	const char *msg; /* what the refusal says (a substring) */
+} log_opts_cases[] = {
+	{ { NULL }, 0, false, -1, -1, NULL },
+	{ { "tailLines", "3", "limitBytes", "10", "previous", "true", NULL },
+	  0,
+	  true,
+	  3,
+	  10,
+	  NULL },
+	{ { "tailLines", "0", "follow", "false", "timestamps", "false", NULL },
+	  0,
+	  false,
+	  0,
+	  -1,
+	  NULL },
+	{ { "stream", "All", "unknown", "x", NULL }, 0, false, -1, -1, NULL },
+	{ { "follow", "true", "tailLines", "1", NULL }, 0, false, 1, -1, NULL },
+	{ { "timestamps", "true", NULL },
+	  -EINVAL,
+	  false,
+	  0,
+	  0,
+	  "timestamps=true: the node agent keeps no time" },
+	{ { "sinceSeconds", "10", NULL }, -EINVAL, false, 0, 0, "sinceSeconds=10:" },
+	{ { "sinceTime", "2026-12-07T00:00:00Z", NULL }, -EINVAL, false, 0, 0, "sinceTime=" },
+	{ { "stream", "Stdout", NULL },
+	  -EINVAL,
+	  false,
+	  0,
+	  0,
+	  "stream=Stdout: stdout and stderr share" },
+	{ { "tailLines", "-1", NULL }, -EINVAL, false, 0, 0, "tailLines:" },
+	{ { "tailLines", "x", NULL }, -EINVAL, false, 0, 0, "tailLines:" },
+	{ { "limitBytes", "0", NULL }, -EINVAL, false, 0, 0, "limitBytes:" },
+	{ { "previous", "maybe", NULL }, -EINVAL, false, 0, 0, "previous:" },
+	{ { "follow", "nope", NULL }, -EINVAL, false, 0, 0, "follow: " },
+};
+
+START_TEST(kubelet_log_opts_table)
+{
+	struct na_log_opts o = {
+		.previous = true, .follow = true, .tail_lines = 99, .limit_bytes = 99
+	};
+	const char *follow = query_of((void *)log_opts_cases[_i].q, "follow");
+	char msg[256] = "";
+	int rc = na_log_opts_parse(query_of, (void *)log_opts_cases[_i].q, &o, msg, sizeof(msg));
+
+	ck_assert_int_eq(rc, log_opts_cases[_i].rc);
+	if (rc == 0) {
+		ck_assert(o.previous == log_opts_cases[_i].previous);
+		ck_assert(o.follow == (follow && strcmp(follow, "true") == 0));
+		ck_assert_int_eq(o.tail_lines, log_opts_cases[_i].tail);
+		ck_assert_int_eq(o.limit_bytes, log_opts_cases[_i].limit);
+	} else {
+		ck_assert_msg(strstr(msg, log_opts_cases[_i].msg), "%s", msg);
+	}
+}
+END_TEST
+
+/* The offset of the last n lines of text, through a file. */
+static off_t tail_of(const char *text, int64_t n)
+{
+	char path[] = "/tmp/na-tail-XXXXXX";
+	int fd = mkstemp(path);
+	off_t off;
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	off = na_log_tail_offset(fd, (off_t)strlen(text), n);
+	close(fd);
+	return off;
+}
+
+START_TEST(kubelet_tail_offset)
+{
+	struct buf big = BUF_INIT(1 << 20);
+
+	ck_assert_int_eq(tail_of("a\nb\nc\n", 1), 4);
+	ck_assert_int_eq(tail_of("a\nb\nc\n", 2), 2);
+	ck_assert_int_eq(tail_of("a\nb\nc\n", 3), 0);
+	ck_assert_int_eq(tail_of("a\nb\nc\n", 10), 0);
+	ck_assert_int_eq(tail_of("a\nb\nc\n", 0), 6);
+	ck_assert_int_eq(tail_of("a\nb\nc", 1), 4); /* a last line without its newline */
+	ck_assert_int_eq(tail_of("a\n\n\n", 2), 2); /* empty lines count */
+	ck_assert_int_eq(tail_of("", 5), 0);
+	/* across the 64 KiB chunks: 20000 lines of 9 bytes, the last 15000 */
+	for (int i = 0; i < 20000; i++)
+		buf_printf(&big, "line%04d\n", i % 10000);
+	ck_assert_int_eq(tail_of(buf_cstr(&big), 15000), 5000 * 9);
+	buf_release(&big);
+}
+END_TEST
+
+START_TEST(node_status_kubelet_endpoint)
+{
+	struct agent ag;
+	char name[] = "ro-node-1", ip[] = "10.240.0.1";
+	struct na_node n = { .name = name };
+	json_t *st;
+
+	memset(&ag, 0, sizeof(ag));
+	ag.set.host_ip = ip;
+	ag.kubelet_port = 41234;
+	st = na_node_status(&ag, &n, T0);
+	ck_assert_int_eq(
+	        json_integer_value(jsonx_get(st, "status.daemonEndpoints.kubeletEndpoint.Port")),
+	        41234);
+	ck_assert_str_eq(json_string_value(jsonx_get(st, "status.addresses[0].type")),
+	                 "InternalIP");
+	ck_assert_str_eq(json_string_value(jsonx_get(st, "status.addresses[0].address")),
+	                 "10.240.0.1");
+	/* no Hostname address the API server would try first: a delete directive */
+	ck_assert_str_eq(json_string_value(jsonx_get(st, "status.addresses[1].$patch")), "delete");
+	json_decref(st);
+}
+END_TEST
+
 START_TEST(node_objects_golden)
 {
 	json_t *n = na_node_object("ro-node-1", "nodeagent-it/private=7:NoSchedule");
@@ -1134,6 +1270,9 @@ static Suite *api_suite(void)
 	tcase_add_loop_test(tc, ctl_request_table, 0, ARRAY_LEN(ctl_cases));
 	tcase_add_test(tc, hosts_golden);
 	tcase_add_test(tc, node_objects_golden);
+	tcase_add_test(tc, node_status_kubelet_endpoint);
+	tcase_add_loop_test(tc, kubelet_log_opts_table, 0, ARRAY_LEN(log_opts_cases));
+	tcase_add_test(tc, kubelet_tail_offset);
 	tcase_add_test(tc, pv_object_golden);
 	tcase_add_test(tc, agent_id_table);
 	tcase_add_test(tc, pvc_selected_node_table);

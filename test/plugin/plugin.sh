@@ -7,8 +7,10 @@
 # proxy); -o json and -o yaml carry the same view; switchover moves the primary;
 # fence/unfence reach the instance; approve and hibernate set what the controller reads;
 # report holds the objects, Events, /v1/status and logs and no Secret value (the auth
-# Secret's and one applied with kubectl, whose last-applied annotation repeats it); logs
-# prefixes every line; usage errors and a missing cluster exit 2 and 1; restart replaces
+# Secret's and one applied with kubectl, whose last-applied annotation repeats it, and one
+# the servers' logs hold); logs (pods/log through the agent's kubelet API) prefixes every
+# line; usage errors and a missing cluster exit 2 and 1; restart NAME POD restarts one
+# instance (the primary after a switchover, under a WAIT-1 writer); restart replaces
 # every pod by a rolling update; hibernate on removes the pods, off brings them back;
 # backup is refused without an earlier RedisBackup, then copies its S3 destination (the
 # S3-compatible server of test/env) and completes; the bash completion offers verbs,
@@ -29,7 +31,8 @@ BUILD=${BUILD:-build}
 RESULTS=${RESULTS:-$BUILD/test-results}
 t0=$(date +%s)
 
-if ! make -s BUILD="$BUILD" "$BUILD/redis-operator" "$BUILD/nodeagent" "$BUILD/kubectl-redis" >/dev/null; then
+if ! make -s BUILD="$BUILD" "$BUILD/redis-operator" "$BUILD/nodeagent" "$BUILD/kubectl-redis" \
+  "$BUILD/controller-it-writer" >/dev/null; then
   check_fail "build"; counts_write plugin; exit 1
 fi
 if ! api_ready && ! bash test/env/up.sh >/dev/null 2>&1; then
@@ -37,6 +40,7 @@ if ! api_ready && ! bash test/env/up.sh >/dev/null 2>&1; then
 fi
 
 BIN=$(pwd)/$BUILD/redis-operator
+WRITER=$(pwd)/$BUILD/controller-it-writer
 # start_agent, start_controller, newns, mkcluster, ready, primary, stop_private_env...
 . test/integration/controller/lib.sh
 private_run plg plugin-it "${PLUGIN_POD_CIDR:-10.240.$((240 + RANDOM % 10)).0/24}"
@@ -145,6 +149,9 @@ t_annotations() {
 
 t_report() {
   local pw extra d=$W/report p; p=$(primary "$NS" demo); pw=$(secret "$NS" demo-auth)
+  # a Secret value the servers' logs hold: every log of the report must have it redacted
+  local phrase="Ready to accept connections"
+  grep -qF "$phrase" <<<"$($K -n "$NS" logs "$p" -c redis)" || fail "kubectl logs $p: no '$phrase' to redact"
   extra=s3cr3t-$RANDOM-$RANDOM
   [ -n "$pw" ] || fail "no password in demo-auth"
   # a Secret applied by kubectl: its last-applied annotation holds the value too
@@ -152,7 +159,7 @@ t_report() {
 apiVersion: v1
 kind: Secret
 metadata: {name: demo-extra, labels: {redis.io/cluster: demo}}
-stringData: {token: $extra}
+stringData: {token: $extra, phrase: $phrase}
 Y
   $KR report demo -o "$W/r.tar.gz" || fail "report failed"
   mkdir -p "$d" && tar -xzf "$W/r.tar.gz" -C "$d" || fail "not a tar.gz"
@@ -164,12 +171,14 @@ Y
   [ "$(ls "$d/demo-report/pods" | wc -l)" = 3 ] || fail "not 3 pods"
   [ "$(ls "$d/demo-report/status" | wc -l)" = 3 ] || fail "not 3 /v1/status"
   jq -e '.role == "primary"' "$d/demo-report/status/$p.json" >/dev/null || fail "status of $p"
-  # each pod's server log, or (an API server that cannot reach the kubelet API, as the
-  # node agent serves none) errors.txt saying why
+  # each pod's server log (pods/log through the node agent's kubelet API), redacted
   for pod in $(ls "$d/demo-report/pods" | sed 's/\.json$//'); do
-    if kubectl_logs_work "$pod"; then [ -s "$d/demo-report/logs/$pod/redis.log" ] || fail "no log of $pod"
-    else grep -q "^logs/$pod/redis.log: " "$d/demo-report/errors.txt" || fail "errors.txt lacks $pod"; fi
+    [ -s "$d/demo-report/logs/$pod/redis.log" ] || fail "no log of $pod: $(cat "$d/demo-report/errors.txt" 2>/dev/null)"
   done
+  ! grep -q '^logs/' "$d/demo-report/errors.txt" 2>/dev/null || fail "errors.txt: $(grep '^logs/' "$d/demo-report/errors.txt")"
+  grep -qF '[REDACTED]' "$d/demo-report/logs/$p/redis.log" || fail "no [REDACTED] in the log of $p"
+  ! grep -rqF -- "$phrase" "$d" || fail "'$phrase' (a Secret value) is in $(grep -rlF -- "$phrase" "$d")"
+  echo "report: $(ls "$d/demo-report/logs" | wc -l) pods' logs, $(grep -c 'REDACTED' "$d/demo-report/logs/$p/redis.log") redacted line(s) in $p's" >>"$W/info"
   jq -e '.data.password == "[REDACTED]"' "$d/demo-report/secrets/demo-auth.json" >/dev/null || fail "auth data"
   for v in "$pw" "$(printf %s "$pw" | base64 -w0)" "$extra" "$(printf %s "$extra" | base64 -w0)"; do
     ! grep -rqF -- "$v" "$d" || fail "a secret value is in $(grep -rlF -- "$v" "$d")"
@@ -192,6 +201,116 @@ t_restart() {
   echo "restart: every pod replaced and Ready in $(( $(date +%s) - t0 )) s" >>"$W/info"
 }
 
+# reload NAME: a new password in the auth Secret, then every instance re-reads its files on
+# request (its log says so), status.lastReload echoes the request, the same server pids
+pids() { local pod; for pod in $($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}'); do echo "$pod $(server_hostpid "$NS" "$pod")"; done; }
+reload_logged() {
+  local pod
+  for pod in $1; do grep -q 'reload: Secret and TLS files re-read on request' <<<"$($K -n "$NS" logs "$pod" -c redis)" || return 1; done
+}
+# status.lastReload is new in the CRD, and the suites of other trees sharing the
+# environment apply theirs: without the field the API server drops the controller's
+# write (which it repeats at its next reconcile), so this tree's CRD is applied again
+# while waiting.
+crd_mine() {
+  grep -q lastReload <<<"$($K get crd redisclusters.redis.io -o yaml)" ||
+    $K apply -f config/crd/bases/redis.io_redisclusters.yaml >/dev/null 2>&1
+}
+last_reload_is() { crd_mine; [ "$(rc "$NS" demo '{.status.lastReload}')" = "$1" ]; }
+pw_on() { [ "$(rcli "$1" "$2" PING)" = PONG ]; }
+pw_everywhere() { local ip; for ip in $(pod_ips "$NS" demo); do [ "$(rcli "$ip" "$1" PING)" = PONG ] || return 1; done; }
+t_reload() {
+  local before want pw pods t0; before=$(pids) pw=new-$RANDOM-$RANDOM
+  crd_mine || fail "CRD"
+  pods=$($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}')
+  [ "$(wc -l <<<"$before")" = 3 ] && ! grep -q ' $' <<<"$before" || fail "server pids: $before"
+  $K -n "$NS" patch secret demo-auth --type=merge -p "{\"stringData\":{\"password\":\"$pw\"}}" >/dev/null || fail "patch demo-auth"
+  t0=$(ms)
+  $KR reload demo >"$W/out" || fail "reload"
+  want=$(ann redis.io/reload)
+  [ -n "$want" ] && grep -qF "$want" "$W/out" || fail "annotation $want, output $(cat "$W/out")"
+  poll 60 last_reload_is "$want" || fail "status.lastReload: $(rc "$NS" demo '{.status.lastReload}')"
+  echo "reload: status.lastReload after $(( $(ms) - t0 )) ms" >>"$W/info"
+  events "$NS" | grep -qw Reloaded || fail "no Reloaded Event"
+  poll 20 reload_logged "$pods" || fail "an instance did not log the reload"
+  poll 20 pw_everywhere "$pw" || fail "the new password does not work everywhere"
+  [ "$(pids)" = "$before" ] || fail "a server restarted: $before -> $(pids)"
+}
+
+# reload re-reads files whose stamp (inode, size, mtime) did not move, which the managers'
+# own poll never does: a replica's auth password file rewritten in place, same length, its
+# mtime put back. Three poll periods later the new password still fails there; after a
+# reload it works, with the same server.
+auth_file() { # POD: the host path of the pod's auth password file (the agent's volume)
+  local uid; uid=$(pod_uid "$1")
+  readlink -f "$W/na/pods/$uid/volumes/auth/password"
+}
+t_reload_forced() {
+  local r f pw x ip pid want
+  r=$($K -n "$NS" get pods -l redis.io/cluster=demo,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
+  f=$(auth_file "$r") pw=$(secret "$NS" demo-auth) ip=$(pod_ip "$NS" "$r") pid=$(server_hostpid "$NS" "$r")
+  [ -f "$f" ] && [ "$(cat "$f")" = "$pw" ] || fail "auth file of $r: $f"
+  x=$(head -c 64 /dev/urandom | base64 -w0 | tr -dc a-zA-Z0-9 | head -c "${#pw}")
+  [ "${#x}" = "${#pw}" ] || fail "a password of ${#pw} bytes"
+  touch -r "$f" "$W/stamp-ref"
+  printf %s "$x" | dd of="$f" conv=notrunc status=none || fail "rewrite $f"
+  touch -r "$W/stamp-ref" "$f"
+  sleep 6 # three periods of --secret-poll-interval (2 s): the poll must not see it
+  [ "$(rcli "$ip" "$x" PING 2>&1)" != PONG ] || fail "the poll picked up a file whose stamp did not move"
+  $KR reload demo >/dev/null || fail "reload"
+  want=$(ann redis.io/reload)
+  poll 60 last_reload_is "$want" || fail "status.lastReload: $(rc "$NS" demo '{.status.lastReload}')"
+  poll 10 pw_on "$ip" "$x" || fail "reload did not re-read $f on $r"
+  [ "$(server_hostpid "$NS" "$r")" = "$pid" ] || fail "the server of $r restarted"
+  echo "reload: $r took a password its poll never saw (file stamp unchanged), server pid $pid kept" >>"$W/info"
+  # the Secret's value back in the file, and taken by another reload: else $r's current
+  # password stays the test's (and the next rotation would drop the real one there)
+  printf %s "$pw" | dd of="$f" conv=notrunc status=none && touch -r "$W/stamp-ref" "$f" || fail "restore $f"
+  sleep 0.01 # two reload requests a millisecond apart would carry the same value
+  $KR reload demo >/dev/null || fail "reload (restore)"
+  want=$(ann redis.io/reload)
+  poll 60 last_reload_is "$want" || fail "status.lastReload after the restore"
+}
+
+# restart NAME POD: one instance, on its own volume; the primary after a switchover
+pod_uid() { $K -n "$NS" get pod "$1" -o jsonpath='{.metadata.uid}' 2>/dev/null; }
+restarted() { # POD OLD-UID: a new pod, the annotation gone, the cluster Ready
+  local u; u=$(pod_uid "$1")
+  [ -n "$u" ] && [ "$u" != "$2" ] && [ -z "$(ann redis.io/restart-instance)" ] && ready "$NS" demo
+}
+has_key() { [ "$(rcli "$1" "$2" GET "$3")" = "$4" ]; }
+refused_gone() { [ -z "$(ann redis.io/restart-instance)" ] && events "$NS" | grep -qw RestartRefused; }
+t_restart_one() {
+  local p r uid key val t0 pw; p=$(primary "$NS" demo) pw=$(secret "$NS" demo-auth)
+  r=$($K -n "$NS" get pods -l redis.io/cluster=demo,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
+  [ -n "$r" ] || fail "no replica"
+  key=restart-one:$RANDOM val=$RANDOM
+  [ "$(rcli "$(pod_ip "$NS" "$p")" "$pw" SET "$key" "$val")" = OK ] || fail "SET on $p"
+  poll 20 has_key "$(pod_ip "$NS" "$r")" "$pw" "$key" "$val" || fail "$r did not get $key"
+  # the plugin refuses a pod that does not exist
+  ! $KR restart demo nope-1 2>"$W/err" && grep -q 'not found' "$W/err" || fail "nope-1: $(cat "$W/err")"
+  # a replica: its pod made again on its volume, the data there
+  uid=$(pod_uid "$r") t0=$(date +%s)
+  $KR restart demo "$r" || fail "restart $r"
+  poll 120 restarted "$r" "$uid" || { $KR status demo; fail "$r not restarted"; }
+  [ "$(rcli "$(pod_ip "$NS" "$r")" "$pw" GET "$key")" = "$val" ] || fail "$r lost $key"
+  events "$NS" | grep -qw InstanceRestart || fail "no InstanceRestart Event"
+  echo "restart of replica $r: new pod, $key kept, Ready in $(( $(date +%s) - t0 )) s" >>"$W/info"
+  # the primary, with the WAIT-1 writer running: a switchover first, no acknowledged write lost
+  uid=$(pod_uid "$p") t0=$(date +%s)
+  writer "$NS" demo restart 120
+  $KR restart demo "$p" || { wstop restart; fail "restart $p"; }
+  poll 150 restarted "$p" "$uid" || { wstop restart; $KR status demo; fail "$p not restarted"; }
+  wstop restart >"$W/writer.txt" || fail "writer: $(cat "$W/writer.txt")"
+  [ "$(primary "$NS" demo)" != "$p" ] || fail "the primary did not move before its restart"
+  events "$NS" | grep -qw InstanceRestartSwitchover || fail "no InstanceRestartSwitchover Event"
+  [ "$(rcli "$(leader_ip "$NS" demo)" "$pw" GET "$key")" = "$val" ] || fail "$key lost"
+  echo "restart of primary $p: switchover to $(primary "$NS" demo) first, Ready in $(( $(date +%s) - t0 )) s, writer: $(cat "$W/writer.txt")" >>"$W/info"
+  # a request for a pod that is not the cluster's, made by hand: the controller refuses it
+  $K -n "$NS" annotate rediscluster demo redis.io/restart-instance=nope-9 >/dev/null || fail "annotate"
+  poll 30 refused_gone || fail "nope-9: annotation $(ann redis.io/restart-instance), events $(events "$NS")"
+}
+
 hibernated() { [ "$(rc "$NS" demo '{.status.phase}')" = Hibernated ] && [ "$(count "$NS" pods demo)" = 0 ]; }
 t_hibernate() {
   $KR hibernate demo on || fail "hibernate on"
@@ -208,7 +327,7 @@ t_backup() {
   local dest
   ! $KR backup demo 2>"$W/err" && grep -q 'no RedisBackup to take a destination from' "$W/err" ||
     fail "no earlier backup: $(cat "$W/err")"
-  ( set -a; . build/env/s3.env; set +a
+  ( set -a; . "${OBJSTORE_ENV_DIR:-$ENV_DIR}/s3.env"; set +a
     $K -n "$NS" create secret generic plg-s3 --from-literal=AWS_ACCESS_KEY_ID="$AWS_ACCESS_KEY_ID" \
       --from-literal=AWS_SECRET_ACCESS_KEY="$AWS_SECRET_ACCESS_KEY" >/dev/null &&
     $K -n "$NS" apply -f - >/dev/null <<Y ) || fail "first RedisBackup"
@@ -250,21 +369,20 @@ t_completion() {
   [ "$(comp kubectl-redis status demo -o '')" = "json yaml" ] || fail "-o"
 }
 
-# kubectl logs, the oracle: where it cannot read a pod's log, the plugin cannot either
-kubectl_logs_work() { $K -n "$NS" logs "$1" -c redis --limit-bytes=1 >/dev/null 2>&1; }
-
+# kubectl logs (pods/log -> the private node agent's kubelet API) and the plugin: the same
+# lines, the plugin's prefixed with the pod
 t_logs() {
-  local out pod rc pods; pods=$($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}')
-  out=$($KR logs demo 2>"$W/err"); rc=$?
+  local out pod pods first; pods=$($K -n "$NS" get pods -l redis.io/cluster=demo -o jsonpath='{.items[*].metadata.name}')
+  out=$($KR logs demo 2>"$W/err") || fail "logs: rc $?, $(cat "$W/err")"
+  [ ! -s "$W/err" ] || fail "stderr: $(cat "$W/err")"
   for pod in $pods; do
-    if kubectl_logs_work "$pod"; then
-      grep -q "^\[$pod\] " <<<"$out" || fail "no line of $pod"
-    else
-      [ $rc = 1 ] && grep -q "^kubectl redis logs: $pod: " "$W/err" || fail "no error for $pod (rc $rc)"
-      echo "kubectl logs cannot read $pod here either: $(grep "^kubectl redis logs: $pod: " "$W/err" | cut -c1-120)"
-    fi
+    first=$($K -n "$NS" logs "$pod" -c redis) || fail "kubectl logs $pod: $first"
+    first=${first%%$'\n'*}
+    [ -n "$first" ] || fail "kubectl logs $pod: empty"
+    grep -qxF "[$pod] $first" <<<"$out" || fail "the plugin lacks $pod's first line: [$pod] $first"
   done
-  [ -z "$out" ] || ! grep -qv '^\[demo-[0-9]*\] ' <<<"$out" || fail "a line without its pod: $(grep -v '^\[demo-[0-9]*\] ' <<<"$out" | head -1)"
+  ! grep -qv '^\[demo-[0-9]*\] ' <<<"$out" || fail "a line without its pod: $(grep -v '^\[demo-[0-9]*\] ' <<<"$out" | head -1)"
+  echo "logs: $(wc -l <<<"$out") lines of $(wc -w <<<"$pods") pods" >>"$W/info"
 }
 
 t_errors() {
@@ -291,11 +409,14 @@ pcheck "switchover NAME POD: the primary and the lease move; a foreign pod is re
 pcheck "fence / unfence POD: the annotation, then the instance reports it" t_fence
 pcheck "a frozen pod: shown from the cluster status with the reason, the others from their instance, one timeout" t_fallback
 pcheck "approve sets redis.io/approve-primary-update; hibernate checks its argument" t_annotations
-pcheck "report -o FILE: a tar.gz of the objects, Events, /v1/status and logs; no secret value anywhere" t_report
-pcheck "logs: every pod's lines prefixed with its pod (where kubectl logs can read them; else each pod's error, exit 1)" t_logs
+pcheck "report -o FILE: a tar.gz of the objects, Events, /v1/status and logs; no secret value anywhere, in a log neither" t_report
+pcheck "logs: every pod's lines (as kubectl logs reads them) prefixed with its pod" t_logs
+pcheck "reload: a new password, every instance re-reads its files (its log), status.lastReload echoed, Event, same server pids" t_reload
+pcheck "reload re-reads a password file whose stamp did not move (the poll never does): it works after, same server" t_reload_forced
 pcheck "errors: missing cluster exits 1, unknown verb 2, bad -o 1" t_errors
 pcheck "bash completion: verbs, the namespace's clusters, the cluster's pods, on/off, json/yaml" t_completion
 pcheck "backup: refused without an earlier backup; a RedisBackup to that one's destination, Completed, in status" t_backup
+pcheck "restart NAME POD: a replica's pod made again on its volume (data kept); the primary switched over first, no acknowledged write lost; refusals" t_restart_one
 pcheck "restart: every pod replaced by a rolling update, Ready again" t_restart
 pcheck "hibernate on: pods gone, Hibernated; off: Ready again" t_hibernate
 echo "info plugin: suite took $(( $(date +%s) - t0 ))s"

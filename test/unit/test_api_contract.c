@@ -270,6 +270,7 @@ static void request_eq(const struct api_inst_request *a, const struct api_inst_r
 	ck_assert_int_eq(x->max_memory_policy, y->max_memory_policy);
 	ck_assert_int_eq(x->min_sync_replicas, y->min_sync_replicas);
 	ck_assert(x->drop_old_passwords == y->drop_old_passwords);
+	ck_assert(x->reload == y->reload);
 	ck_assert_uint_eq(x->n_users, y->n_users);
 	for (size_t i = 0; i < x->n_users; i++) {
 		STR_EQ(x->users[i].name, y->users[i].name);
@@ -297,7 +298,7 @@ START_TEST(request_round_trip)
 		{ .op = API_INST_SWITCHOVER, .pod = "cache-2", .http_port = API_PORT_HTTP },
 		{ .op = API_INST_CONFIG,
 		  .config = { redis, true, 256u << 20, API_POLICY_ALLKEYS_LFU, 1, users,
-		              ARRAY_LEN(users), true } },
+		              ARRAY_LEN(users), true, true } },
 		{ .op = API_INST_CONFIG },
 		{ .op = API_INST_RESTART },
 	};

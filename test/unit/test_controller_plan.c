@@ -824,6 +824,75 @@ static const struct scenario cases[] = {
 	          "patch:EndpointSlice:c-leader | patch:Pod:c-3:role=primary | "
 	          "patch:Pod:c-1:role=replica | cluster | "
 	          "event:SwitchoverCompleted" },
+	{ .name = "reload request: every instance re-reads and re-applies, lastReload echoed",
+	  .annotations = "{\"redis.io/reload\":\"2026-12-07T19:30:00Z\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "config:c-1 | config:c-2 | config:c-3 | status:lastReload | event:Reloaded" },
+	{ .name = "reload request already done: nothing",
+	  .annotations = "{\"redis.io/reload\":\"2026-12-07T19:30:00Z\"}",
+	  .status = "{\"currentPrimary\":\"c-1\",\"targetPrimary\":\"c-1\","
+	            "\"lastReload\":\"2026-12-07T19:30:00Z\"}",
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "" },
+	{ .name = "reload request, an instance not ready: wait",
+	  .annotations = "{\"redis.io/reload\":\"2026-12-07T19:31:00Z\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, { .serial = 3, .state = "booting", .not_ready = true } },
+	  .lease = L_HELD,
+	  .want = "" },
+	{ .name = "reload request, live configuration still rolling out: wait",
+	  .annotations = "{\"redis.io/reload\":\"2026-12-07T19:32:00Z\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, { .serial = 3, .state = "replica", .offset = 1000, .old_live = true } },
+	  .lease = L_HELD,
+	  .want = "config:c-3 | patch:Pod:c-3:live | event:ConfigApplied" },
+	{ .name = "restart request, a replica: deleted on its own volume, annotation dropped",
+	  .annotations = "{\"redis.io/restart-instance\":\"c-2\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "delete:Pod:c-2 | cluster | event:InstanceRestart" },
+	{ .name = "restart request, the primary: a switchover to the best replica first",
+	  .annotations = "{\"redis.io/restart-instance\":\"c-1\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, { .serial = 3, .state = "replica", .offset = 1200 } },
+	  .lease = L_HELD,
+	  .want = "event:InstanceRestartSwitchover | status:failover=Switchover | "
+	          "event:SwitchoverStarted | switchover:c-1 | "
+	          "status:currentPrimary,targetPrimary,failover=null | "
+	          "patch:EndpointSlice:c-leader | patch:Pod:c-3:role=primary | "
+	          "patch:Pod:c-1:role=replica | event:SwitchoverCompleted" },
+	{ .name = "restart request, the old primary now a replica: deleted",
+	  .annotations = "{\"redis.io/restart-instance\":\"c-1\"}",
+	  .status = "{\"currentPrimary\":\"c-3\",\"targetPrimary\":\"c-3\"}",
+	  .pods = { { .serial = 1, .state = "replica", .master = "10.0.0.3" },
+	            { .serial = 2, .state = "replica", .master = "10.0.0.3" },
+	            { .serial = 3, .state = "primary" } },
+	  .lease = L_HELD,
+	  .holder = "c-3",
+	  .want = "delete:Pod:c-1 | cluster | event:InstanceRestart" },
+	{ .name = "restart request, an instance not ready: wait (never two at once)",
+	  .annotations = "{\"redis.io/restart-instance\":\"c-3\"}",
+	  .status = ST_C1,
+	  .pods = { P1, { .serial = 2, .state = "booting", .not_ready = true }, R3 },
+	  .lease = L_HELD,
+	  .want = "" },
+	{ .name = "restart request, a pod not of the cluster: refused",
+	  .annotations = "{\"redis.io/restart-instance\":\"other-1\"}",
+	  .status = ST_C1,
+	  .pods = { P1, R2, R3 },
+	  .lease = L_HELD,
+	  .want = "cluster | event:RestartRefused" },
+	{ .name = "restart request, the only instance: refused",
+	  .spec = "{\"instances\":1}",
+	  .annotations = "{\"redis.io/restart-instance\":\"c-1\"}",
+	  .status = ST_C1,
+	  .pods = { P1 },
+	  .lease = L_HELD,
+	  .want = "cluster | event:RestartRefused" },
 	{ .name = "switchover to the primary itself: annotation dropped",
 	  .annotations = "{\"redis.io/switchover-to\":\"c-1\"}",
 	  .status = ST_C1,
@@ -1000,6 +1069,32 @@ END_TEST
 
 /* A plan's status, once written, is not written again (and the cluster at rest plans
  * nothing): the reconcile loop converges. Offsets alone do not cause a write. */
+/* The reload's /v1/config bodies carry "reload": true and the spec's live config. */
+START_TEST(reload_bodies)
+{
+	struct world w;
+	struct ctl_plan p;
+	size_t n = 0;
+
+	for (size_t i = 0; i < ARRAY_LEN(cases); i++)
+		if (strncmp(cases[i].name, "reload request: every", 21) == 0)
+			world_init(&w, &cases[i]);
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.acts[i].kind != CTL_ACT_INSTANCE)
+			continue;
+		ck_assert_str_eq(p.acts[i].op, "config");
+		ck_assert(json_is_true(json_object_get(p.acts[i].obj, API_INST_RELOAD)));
+		ck_assert_ptr_nonnull(json_object_get(p.acts[i].obj, "users"));
+		n++;
+	}
+	ck_assert_uint_eq(n, 3);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
 START_TEST(status_converges)
 {
 	const struct scenario *s = &cases[1];
@@ -1816,6 +1911,7 @@ static Suite *suite(void)
 	TCase *t = tcase_create("all");
 
 	tcase_add_loop_test(t, plan_cases, 0, ARRAY_LEN(cases));
+	tcase_add_test(t, reload_bodies);
 	tcase_add_test(t, status_converges);
 	tcase_add_test(t, status_ready_needs_fresh_polls);
 	tcase_add_test(t, status_failed_after);

@@ -108,6 +108,7 @@ static const struct {
 	  "users[0].password: unknown field" },
 	{ INST_OP_CONFIG, "{\"users\":[{\"name\":\"a\"},{\"name\":\"a\"}]}", -EINVAL, "twice" },
 	{ INST_OP_CONFIG, "{\"dropOldPasswords\":1}", -EINVAL, "dropOldPasswords" },
+	{ INST_OP_CONFIG, "{\"reload\":\"yes\"}", -EINVAL, "reload" },
 	{ INST_OP_RESTART, "{\"now\":true}", -EINVAL, "now: unknown field" },
 	{ INST_OP_COUNT, "{}", -EINVAL, "unknown operation" },
 };
@@ -133,7 +134,7 @@ START_TEST(decoded_values)
 	const char *sw = "{\"host\":\"10.0.0.6\",\"port\":6380,\"timeout\":\"1.5s\"}";
 	const char *cfg = "{\"redis\":{\"b\":\"2\",\"a\":\"1\"},\"maxMemory\":\"1Gi\","
 	                  "\"users\":[{\"name\":\"z\"},{\"name\":\"y\",\"enabled\":false}],"
-	                  "\"dropOldPasswords\":true}";
+	                  "\"dropOldPasswords\":true,\"reload\":true}";
 	struct inst_request r;
 
 	ck_assert_int_eq(inst_request_parse(INST_OP_SWITCHOVER, sw, strlen(sw), &r, NULL), 0);
@@ -143,7 +144,7 @@ START_TEST(decoded_values)
 	ck_assert_int_eq(r.timeout_ms, 1500);
 	inst_request_release(&r);
 	ck_assert_int_eq(inst_request_parse(INST_OP_CONFIG, cfg, strlen(cfg), &r, NULL), 0);
-	ck_assert(r.has_config && r.drop_old_passwords);
+	ck_assert(r.has_config && r.drop_old_passwords && r.reload);
 	ck_assert_uint_eq(r.config.nredis, 2);
 	ck_assert_str_eq(r.config.redis[0].name, "a"); /* sorted */
 	ck_assert_uint_eq(r.config.maxmemory, 1ULL << 30);

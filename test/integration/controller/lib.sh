@@ -30,10 +30,11 @@ node_ready() {
 delete_nodes() { local n; for n in $(nodes); do $K delete node "$n" --wait=false >/dev/null 2>&1; done; }
 start_agent() {
   mkdir -p "$W/na"
+  # shellcheck disable=SC2046 # kubelet_auth_args (test/env/common.sh): flags
   setsid "$BUILD/nodeagent" --kubeconfig "$ENV_DIR/nodeagent.kubeconfig" --state-dir "$W/na" \
     --nodes "$AGENT_NODES" --node-prefix "$RUN-node-" --register-taint "$TAINT_KEY=$RUN:NoSchedule" \
     --pod-cidr "$CIDR" --cgroup-root "$CGROUP" --images test/nodeagent/images.conf \
-    --operator-bin "$BUILD/redis-operator" --node-status-interval 2s \
+    --operator-bin "$BUILD/redis-operator" --node-status-interval 2s $(kubelet_auth_args) \
     >"$W/nodeagent.log" 2>&1 </dev/null &
   AGENT_PID=$!
   poll 30 node_ready
