@@ -300,7 +300,8 @@ int inst_wait_server(struct inst *in, int64_t budget_ms, struct err *e);
 void inst_set_state(struct inst *in, enum inst_state st, const char *reason);
 /* Hands the current operator password to the other threads' connections. */
 void inst_share_password(struct inst *in);
-/* A fresh connection as the operator user: unix socket (host NULL) or TCP. */
+/* A fresh connection as the operator user: unix socket (host NULL) or TCP to a peer,
+ * with TLS when the server's TLS files are present (any thread). */
 struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int timeout_ms);
 
 /* --- sentinel_follow.c: spec.mode sentinel (docs/sentinel.md) ---------------------- */

@@ -69,17 +69,41 @@ void inst_share_password(struct inst *in)
 	vk_conn_set_auth(in->server_conn, INST_OPERATOR_USER, in->creds.operator_pw);
 }
 
+/* The server's TLS files in dir; *on when all three are there (TLS is on then). */
+static void tls_files(const char *dir, char cert[PATH_MAX], char key[PATH_MAX], char ca[PATH_MAX],
+                      bool *on)
+{
+	struct stat st;
+
+	snprintf(cert, PATH_MAX, "%s/tls.crt", dir);
+	snprintf(key, PATH_MAX, "%s/tls.key", dir);
+	snprintf(ca, PATH_MAX, "%s/ca.crt", dir);
+	*on = stat(cert, &st) == 0 && stat(key, &st) == 0 && stat(ca, &st) == 0;
+}
+
+/*
+ * A connection to the local server (host NULL: the Unix socket) or to a peer's. With
+ * the TLS files present, the peers serve TLS only (render.c: port 0), so a peer is
+ * dialled with TLS: its chain verified against ca.crt, and tls.crt/tls.key offered as
+ * the client certificate, as the server itself does for tls-replication.
+ */
 struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int timeout_ms)
 {
+	char cert[PATH_MAX], key[PATH_MAX], ca[PATH_MAX];
+	struct vk_tls_config tls = { .ca_file = ca, .cert_file = cert, .key_file = key };
 	struct vk_conn_config cfg = { 0 };
 	struct vk_conn *c;
+	bool on = false;
 
+	if (host)
+		tls_files(in->set.tls_dir, cert, key, ca, &on);
 	cfg.unix_path = host ? NULL : in->sock_path;
 	cfg.host = host;
 	cfg.port = port;
 	cfg.connect_timeout_ms = INST_CONNECT_MS;
 	cfg.command_timeout_ms = timeout_ms;
 	cfg.user = INST_OPERATOR_USER;
+	cfg.tls = on ? &tls : NULL;
 	pthread_mutex_lock(&in->mu);
 	cfg.password = in->shared_pw;
 	c = vk_conn_new(&cfg);
@@ -122,17 +146,6 @@ struct inst_cmd *inst_take(struct inst *in, const char *component)
 }
 
 /* --- config and server lifecycle ---------------------------------------------------- */
-
-static void tls_files(const char *dir, char cert[PATH_MAX], char key[PATH_MAX], char ca[PATH_MAX],
-                      bool *on)
-{
-	struct stat st;
-
-	snprintf(cert, PATH_MAX, "%s/tls.crt", dir);
-	snprintf(key, PATH_MAX, "%s/tls.key", dir);
-	snprintf(ca, PATH_MAX, "%s/ca.crt", dir);
-	*on = stat(cert, &st) == 0 && stat(key, &st) == 0 && stat(ca, &st) == 0;
-}
 
 /* Fills r for the wanted role; upw (desired.nusers entries) and the TLS paths are the
  * caller's storage. */

@@ -13,8 +13,12 @@
  * for up to 30 s) and reads back every acknowledged key. Prints one line:
  *   acked=N unacked=U lost=M max_gap_ms=G
  * and exits 0 when M == 0 and N > 0, 1 otherwise.
+ *
+ * With WRITER_TLS_CA set (a CA file), every connection is TLS and the server's chain
+ * must verify against it; WRITER_TLS_CERT and WRITER_TLS_KEY add a client certificate.
  */
-#include <hiredis/hiredis.h>
+#include <hiredict/hiredict.h>
+#include <hiredict/hiredict_ssl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +32,11 @@
 
 struct ep {
 	const char *host;
-	redisContext *c;
+	redictContext *c;
 };
 
 static const char *password;
+static redictSSLContext *tls; /* NULL: plain TCP */
 
 static double now_ms(void)
 {
@@ -44,25 +49,29 @@ static double now_ms(void)
 static void drop(struct ep *e)
 {
 	if (e->c)
-		redisFree(e->c);
+		redictFree(e->c);
 	e->c = NULL;
 }
 
-static redisContext *conn(struct ep *e)
+static redictContext *conn(struct ep *e)
 {
 	struct timeval tv = { 0, 300 * 1000 };
-	redisReply *r;
+	redictReply *r;
 
 	if (e->c)
 		return e->c;
-	e->c = redisConnectWithTimeout(e->host, 6379, tv);
+	e->c = redictConnectWithTimeout(e->host, 6379, tv);
 	if (!e->c || e->c->err) {
 		drop(e);
 		return NULL;
 	}
-	redisSetTimeout(e->c, tv);
-	r = redisCommand(e->c, "AUTH %s", password);
-	if (!r || r->type == REDIS_REPLY_ERROR) {
+	redictSetTimeout(e->c, tv);
+	if (tls && redictInitiateSSLWithContext(e->c, tls) != REDICT_OK) {
+		drop(e);
+		return NULL;
+	}
+	r = redictCommand(e->c, "AUTH %s", password);
+	if (!r || r->type == REDICT_REPLY_ERROR) {
 		if (r)
 			freeReplyObject(r);
 		drop(e);
@@ -75,20 +84,20 @@ static redisContext *conn(struct ep *e)
 /* 1: acknowledged; 0: written but not confirmed by a replica; -1: failed. */
 static int write_one(struct ep *e, long n)
 {
-	redisContext *c = conn(e);
-	redisReply *r;
+	redictContext *c = conn(e);
+	redictReply *r;
 	int rc = -1;
 
 	if (!c)
 		return -1;
-	r = redisCommand(c, "SET w:%ld %ld", n, n);
-	if (r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0)
+	r = redictCommand(c, "SET w:%ld %ld", n, n);
+	if (r && r->type == REDICT_REPLY_STATUS && strcmp(r->str, "OK") == 0)
 		rc = 0;
 	if (r)
 		freeReplyObject(r);
 	if (rc == 0) {
-		r = redisCommand(c, "WAIT 1 250");
-		if (r && r->type == REDIS_REPLY_INTEGER && r->integer >= 1)
+		r = redictCommand(c, "WAIT 1 250");
+		if (r && r->type == REDICT_REPLY_INTEGER && r->integer >= 1)
 			rc = 1;
 		if (r)
 			freeReplyObject(r);
@@ -102,14 +111,14 @@ static int write_one(struct ep *e, long n)
 
 static bool writable(struct ep *e)
 {
-	redisContext *c = conn(e);
-	redisReply *r;
+	redictContext *c = conn(e);
+	redictReply *r;
 	bool ok;
 
 	if (!c)
 		return false;
-	r = redisCommand(c, "SET w:probe 1");
-	ok = r && r->type == REDIS_REPLY_STATUS;
+	r = redictCommand(c, "SET w:probe 1");
+	ok = r && r->type == REDICT_REPLY_STATUS;
 	if (r)
 		freeReplyObject(r);
 	else
@@ -122,9 +131,9 @@ static long check(struct ep *e, const long *acked, long n)
 	long lost = 0;
 
 	for (long i = 0; i < n; i++) {
-		redisReply *r = redisCommand(e->c, "GET w:%ld", acked[i]);
+		redictReply *r = redictCommand(e->c, "GET w:%ld", acked[i]);
 
-		if (!r || r->type != REDIS_REPLY_STRING || strtol(r->str, NULL, 10) != acked[i])
+		if (!r || r->type != REDICT_REPLY_STRING || strtol(r->str, NULL, 10) != acked[i])
 			lost++;
 		if (r)
 			freeReplyObject(r);
@@ -151,6 +160,18 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	password = argv[2];
+	if (getenv("WRITER_TLS_CA")) {
+		redictSSLContextError why = REDICT_SSL_CTX_NONE;
+
+		redictInitOpenSSL();
+		tls = redictCreateSSLContext(getenv("WRITER_TLS_CA"), NULL,
+		                             getenv("WRITER_TLS_CERT"), getenv("WRITER_TLS_KEY"),
+		                             NULL, &why);
+		if (!tls) {
+			fprintf(stderr, "TLS: %s\n", redictSSLContextGetError(why));
+			return 2;
+		}
+	}
 	neps = argc - 4 > MAX_EPS ? MAX_EPS : argc - 4;
 	for (int i = 0; i < neps; i++)
 		eps[i].host = argv[4 + i];
@@ -186,5 +207,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < neps; i++)
 		drop(&eps[i]);
 	free(acked);
+	if (tls)
+		redictFreeSSLContext(tls);
 	return lost == 0 && nacked > 0 ? 0 : 1;
 }
