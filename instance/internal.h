@@ -6,7 +6,7 @@
  *  - main = the supervisor (supervisor.c, ops.c): signals (signalfd), reaping every
  *    child (it is PID 1), starting/stopping/restarting the server, the boot decision,
  *    executing every mutation posted by HTTP handlers (queue + eventfd), secret
- *    polling. It owns `server_conn`, the hiredis connection used for mutations, and every
+ *    polling. It owns `server_conn`, the hiredict connection used for mutations, and every
  *    field below marked [sup].
  *  - poller (poller.c): polls INFO over its own connection and writes the snapshot.
  *  - lease driver + lease watchdog (lease.c): renew the primary Lease every
