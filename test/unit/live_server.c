@@ -157,7 +157,7 @@ static void wait_up(const struct live_server *s)
  * standard test flags (Unix socket, TCP port if any, no persistence) then extra.
  */
 void live_server_start(struct live_server *s, const char *bin, const char *conf,
-                         const char *const *extra)
+                       const char *const *extra)
 {
 	char *argv[MAX_SERVER_ARGS];
 	char port[16];
@@ -198,4 +198,3 @@ void live_server_stop(struct live_server *s)
 	waitpid(s->pid, NULL, 0);
 	s->pid = 0;
 }
-

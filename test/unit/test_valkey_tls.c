@@ -36,7 +36,7 @@ static const char *const engines[] = { "redis-server", "valkey-server" };
 
 struct pki {
 	char dir[160];
-	char ca[200], crt[200], key[200];          /* CA and its leaf */
+	char ca[200], crt[200], key[200]; /* CA and its leaf */
 	char other_ca[200], other_crt[200], other_key[200];
 };
 
@@ -93,10 +93,18 @@ static void tls_start(struct tls_server *t, const char *bin, const struct pki *p
 		pki_make(&t->pki, &t->s);
 	t->tls_port = live_free_port();
 	snprintf(t->port, sizeof(t->port), "%d", t->tls_port);
-	const char *extra[] = { "--tls-port",         t->port,      "--tls-cert-file",
-		                t->pki.crt,           "--tls-key-file", t->pki.key,
-		                "--tls-ca-cert-file", t->pki.ca,    "--tls-auth-clients",
-		                "yes",                "--tls-replication", "yes",
+	const char *extra[] = { "--tls-port",
+		                t->port,
+		                "--tls-cert-file",
+		                t->pki.crt,
+		                "--tls-key-file",
+		                t->pki.key,
+		                "--tls-ca-cert-file",
+		                t->pki.ca,
+		                "--tls-auth-clients",
+		                "yes",
+		                "--tls-replication",
+		                "yes",
 		                NULL };
 
 	live_server_start(&t->s, bin, NULL, extra);
@@ -153,17 +161,23 @@ START_TEST(tls_connect)
 	/* AUTH runs after the handshake. */
 	admin = unix_conn(&t);
 	must(vk_config_set(admin, &pw, 1, &e), &e, "CONFIG SET requirepass");
-	tls = (struct vk_tls_config){ .ca_file = t.pki.ca, .cert_file = t.pki.crt,
+	tls = (struct vk_tls_config){ .ca_file = t.pki.ca,
+		                      .cert_file = t.pki.crt,
 		                      .key_file = t.pki.key };
-	cfg = (struct vk_conn_config){ .host = "127.0.0.1", .port = t.tls_port,
-		                       .connect_timeout_ms = 1000, .command_timeout_ms = 3000,
-		                       .password = "s3cret", .tls = &tls };
+	cfg = (struct vk_conn_config){ .host = "127.0.0.1",
+		                       .port = t.tls_port,
+		                       .connect_timeout_ms = 1000,
+		                       .command_timeout_ms = 3000,
+		                       .password = "s3cret",
+		                       .tls = &tls };
 	c = vk_conn_new(&cfg);
 	must(vk_ping(c, &e), &e, "PING over TLS after AUTH");
 	vk_conn_free(c);
 	/* TLS settings are ignored for a Unix socket. */
-	cfg = (struct vk_conn_config){ .unix_path = t.s.sock, .connect_timeout_ms = 1000,
-		                       .command_timeout_ms = 3000, .password = "s3cret",
+	cfg = (struct vk_conn_config){ .unix_path = t.s.sock,
+		                       .connect_timeout_ms = 1000,
+		                       .command_timeout_ms = 3000,
+		                       .password = "s3cret",
 		                       .tls = &tls };
 	c = vk_conn_new(&cfg);
 	ck_assert(!vk_conn_is_tls(c));
@@ -189,7 +203,8 @@ static int try_ping(struct vk_conn *c, char *msg, size_t n)
 
 START_TEST(tls_refusals)
 {
-	struct vk_conn_config plain = { .host = "127.0.0.1", .connect_timeout_ms = 1000,
+	struct vk_conn_config plain = { .host = "127.0.0.1",
+		                        .connect_timeout_ms = 1000,
 		                        .command_timeout_ms = 1000 };
 	struct vk_kv optional = { "tls-auth-clients", "optional" };
 	struct tls_server t;
@@ -203,18 +218,17 @@ START_TEST(tls_refusals)
 	plain.port = t.tls_port;
 	ck_assert_int_ne(try_ping(vk_conn_new(&plain), msg, sizeof(msg)), 0);
 	/* The server's chain does not verify against another CA. */
-	ck_assert_int_eq(try_ping(tls_conn(&t, t.pki.other_ca, t.pki.crt, t.pki.key), msg,
-	                          sizeof(msg)),
-	                 -EIO);
+	ck_assert_int_eq(
+	        try_ping(tls_conn(&t, t.pki.other_ca, t.pki.crt, t.pki.key), msg, sizeof(msg)),
+	        -EIO);
 	/* tls-auth-clients yes: no certificate, or one of another CA, is refused. */
 	ck_assert_int_ne(try_ping(tls_conn(&t, t.pki.ca, NULL, NULL), msg, sizeof(msg)), 0);
 	ck_assert_int_ne(try_ping(tls_conn(&t, t.pki.ca, t.pki.other_crt, t.pki.other_key), msg,
 	                          sizeof(msg)),
 	                 0);
 	/* Unreadable files: -EIO naming them, before any I/O on the socket. */
-	ck_assert_int_eq(try_ping(tls_conn(&t, "/nonexistent/ca.crt", NULL, NULL), msg,
-	                          sizeof(msg)),
-	                 -EIO);
+	ck_assert_int_eq(
+	        try_ping(tls_conn(&t, "/nonexistent/ca.crt", NULL, NULL), msg, sizeof(msg)), -EIO);
 	ck_assert_msg(strstr(msg, "/nonexistent/ca.crt") != NULL, "message: %s", msg);
 	/* optional: a client without a certificate is let in. */
 	admin = unix_conn(&t);

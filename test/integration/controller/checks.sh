@@ -152,7 +152,7 @@ rolling() {
   poll 120 ready $ns $roll || fail "not Ready"
   old=$(primary $ns $roll)
   h0=$($K -n $ns get pod $old -o jsonpath='{.metadata.annotations.redis\.io/spec-hash}')
-  [ "${3:-}" = yes ] && writer $ns $roll $roll 240
+  [ "${3:-}" = yes ] && writer_follow $ns $roll $roll 240
   t0=$(ms); $K -n $ns patch rediscluster $roll --type=merge -p '{"spec":{"redis":{"databases":"20"}}}' >/dev/null
   poll 180 eval 'config_is '$ns' '$roll' databases 20 && ready '$ns' '$roll' && ! hashes_all '$ns' '$roll' '$h0' && [ "$(count '$ns' pods '$roll')" = 3 ]' ||
     { [ "${3:-}" = yes ] && wstop $roll; fail "rolling update did not finish: $(rc $ns $roll '{.status.phase} {.status.phaseReason}')"; }

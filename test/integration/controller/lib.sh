@@ -199,6 +199,15 @@ writer() {
   "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" $(pod_ips "$1" "$2") >"$W/writer-$3.out" 2>&1 &
   WPID=$!
 }
+# writer_follow NS NAME TAG SECONDS: the same, its endpoints the cluster's pod IPs as they
+# change (a file rewritten every 0.5 s until wstop): for a rolling update's new pods
+writer_follow() {
+  local ips=$W/ips-$3
+  rm -f "$W/stop-$3"; pod_ips "$1" "$2" >"$ips"
+  ( while [ ! -e "$W/stop-$3" ]; do pod_ips "$1" "$2" >"$ips.tmp" && mv "$ips.tmp" "$ips"; sleep 0.5; done ) &
+  "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" "@$ips" >"$W/writer-$3.out" 2>&1 &
+  WPID=$!
+}
 wstop() { touch "$W/stop-$1"; wait "$WPID"; local rc=$?; cat "$W/writer-$1.out"; return $rc; }
 
 . test/integration/controller/checks.sh

@@ -4,6 +4,11 @@
  * test/integration/controller.sh.
  *
  *   controller-it-writer SECONDS PASSWORD STOPFILE IP [IP...]
+ *   controller-it-writer SECONDS PASSWORD STOPFILE @IPFILE
+ *
+ * With @IPFILE the endpoints are the IPs in that file (blank-separated), read again each
+ * time the writer has tried them all: for a rolling update, whose new pods have new IPs
+ * (the test rewrites the file as they come).
  *
  * Each step sends SET w:<n> <n> and WAIT 1 250 to the endpoint that last accepted a
  * write, moving to the next one on any error (READONLY, a refused, closed or paused
@@ -31,7 +36,7 @@
 #define MAX_KEYS 2000000
 
 struct ep {
-	const char *host;
+	char host[64];
 	redictContext *c;
 };
 
@@ -141,6 +146,38 @@ static long check(struct ep *e, const long *acked, long n)
 	return lost;
 }
 
+/* The endpoints from argv, or from the file named by "@FILE" when it lists any; the
+ * connections of endpoints that stay are kept. */
+static int load_eps(struct ep *eps, int neps, char **args, int nargs)
+{
+	char ips[MAX_EPS][64];
+	int n = 0;
+
+	if (args[0][0] == '@') {
+		FILE *f = fopen(args[0] + 1, "r");
+
+		while (f && n < MAX_EPS && fscanf(f, "%63s", ips[n]) == 1)
+			n++;
+		if (f)
+			fclose(f);
+		if (n == 0)
+			return neps; /* not written yet, or being rewritten: keep the old list */
+	} else {
+		for (; n < nargs && n < MAX_EPS; n++)
+			snprintf(ips[n], sizeof(ips[n]), "%s", args[n]);
+	}
+	for (int i = 0; i < MAX_EPS; i++) {
+		if (i < n && strcmp(eps[i].host, ips[i]) == 0)
+			continue;
+		drop(&eps[i]);
+		if (i < n)
+			memcpy(eps[i].host, ips[i], sizeof(eps[i].host)); /* both 64, NUL-ended */
+		else
+			eps[i].host[0] = '\0';
+	}
+	return n;
+}
+
 static bool stop_requested(const char *file)
 {
 	struct stat st;
@@ -156,7 +193,8 @@ int main(int argc, char **argv)
 	int neps, cur = 0;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: %s SECONDS PASSWORD STOPFILE IP [IP...]\n", argv[0]);
+		fprintf(stderr, "usage: %s SECONDS PASSWORD STOPFILE IP [IP...] | @IPFILE\n",
+		        argv[0]);
 		return 2;
 	}
 	password = argv[2];
@@ -172,9 +210,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	neps = argc - 4 > MAX_EPS ? MAX_EPS : argc - 4;
-	for (int i = 0; i < neps; i++)
-		eps[i].host = argv[4 + i];
+	neps = load_eps(eps, 0, argv + 4, argc - 4);
+	if (neps == 0) {
+		fprintf(stderr, "no endpoint\n");
+		return 2;
+	}
 	acked = calloc(MAX_KEYS, sizeof(*acked));
 	end = now_ms() + strtod(argv[1], NULL) * 1000;
 	last_ok = now_ms();
@@ -182,7 +222,10 @@ int main(int argc, char **argv)
 		int rc = write_one(&eps[cur], ++n);
 
 		if (rc < 0) {
-			cur = (cur + 1) % neps;
+			if (++cur >= neps) {
+				neps = load_eps(eps, neps, argv + 4, argc - 4);
+				cur = 0;
+			}
 			continue;
 		}
 		if (now_ms() - last_ok > gap)
@@ -194,6 +237,7 @@ int main(int argc, char **argv)
 			unacked++;
 	}
 	for (double deadline = now_ms() + 30000; lost < 0 && now_ms() < deadline;) {
+		neps = load_eps(eps, neps, argv + 4, argc - 4);
 		for (int i = 0; i < neps && lost < 0; i++)
 			if (writable(&eps[i]))
 				lost = check(&eps[i], acked, nacked);
