@@ -81,6 +81,17 @@ static void tls_files(const char *dir, char cert[PATH_MAX], char key[PATH_MAX], 
 	*on = stat(cert, &st) == 0 && stat(key, &st) == 0 && stat(ca, &st) == 0;
 }
 
+bool inst_tls_files(const struct inst *in, struct inst_tls_files *f)
+{
+	bool on;
+
+	tls_files(in->set.tls_dir, f->cert, f->key, f->ca, &on);
+	f->client = (struct vk_tls_config){ .ca_file = f->ca,
+		                            .cert_file = f->cert,
+		                            .key_file = f->key };
+	return on;
+}
+
 /*
  * A connection to the local server (host NULL: the Unix socket) or to a peer's. With
  * the TLS files present, the peers serve TLS only (render.c: port 0), so a peer is
@@ -89,21 +100,17 @@ static void tls_files(const char *dir, char cert[PATH_MAX], char key[PATH_MAX], 
  */
 struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int timeout_ms)
 {
-	char cert[PATH_MAX], key[PATH_MAX], ca[PATH_MAX];
-	struct vk_tls_config tls = { .ca_file = ca, .cert_file = cert, .key_file = key };
+	struct inst_tls_files tls;
 	struct vk_conn_config cfg = { 0 };
 	struct vk_conn *c;
-	bool on = false;
 
-	if (host)
-		tls_files(in->set.tls_dir, cert, key, ca, &on);
 	cfg.unix_path = host ? NULL : in->sock_path;
 	cfg.host = host;
 	cfg.port = port;
 	cfg.connect_timeout_ms = INST_CONNECT_MS;
 	cfg.command_timeout_ms = timeout_ms;
 	cfg.user = INST_OPERATOR_USER;
-	cfg.tls = on ? &tls : NULL;
+	cfg.tls = host && inst_tls_files(in, &tls) ? &tls.client : NULL;
 	pthread_mutex_lock(&in->mu);
 	cfg.password = in->shared_pw;
 	c = vk_conn_new(&cfg);

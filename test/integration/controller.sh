@@ -91,6 +91,7 @@ check "server TLS: failover after SIGKILL of the primary's server, no WAIT-ackno
 check "server TLS: rolling update (primary by switchover) with the writer, no WAIT-acknowledged write lost" t_tls_rolling
 check "server TLS: scale 3 -> 5 -> 2, new replicas sync over TLS" t_tls_scale
 check "server TLS: password rotation, old and new valid over TLS, old dropped" t_tls_password
+check "server TLS, sentinel mode: TLS-only sentinels name the primary; SIGKILL of its server, Sentinel promotes over TLS, no WAIT-1 write lost" t_tls_sentinel_failover
 check "live maxmemory change: no restart (same pod uids, same server pids)" t_live
 check "restart-tier change: rolling update, replicas first, primary by switchover" t_rolling
 check "scale 3 -> 5 -> 2: highest serials removed, PVCs too, primary kept; dangling PVCs and a hand-made pod left alone, in status" t_scale

@@ -71,6 +71,9 @@ t_tls_switchover() { tls_on; switchover $RUN-tlssw tsw; }
 t_tls_failover_kill() { tls_on; failover $RUN-tlsfk tfk tfk kill; }
 t_tls_rolling() { tls_on; rolling $RUN-tlsroll troll yes; }
 t_tls_password() { tls_on; password $RUN-tlspw tpw; }
+# sentinel mode with TLS: the sentinels TLS-only too (their port, their links to the data
+# pods and to each other: tls-replication), the managers' sentinel queries over TLS
+t_tls_sentinel_failover() { tls_on; sentinel_failover $RUN-tlssen tsen kill; }
 
 # scale 3 -> 5 -> 2 with TLS: the new replicas sync over TLS, the highest serials go
 t_tls_scale() {
