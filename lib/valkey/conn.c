@@ -174,9 +174,8 @@ static int conn_fail(struct vk_conn *c, int saved_errno, struct err *e)
 
 	if (c->ctx->err == REDICT_ERR_PROTOCOL)
 		code = -EPROTO;
-	else if (c->ctx->err == REDICT_ERR_TIMEOUT)
-		code = -ETIMEDOUT;
-	else if (c->ctx->err == REDICT_ERR_IO && is_timeout(saved_errno, errstr))
+	else if (c->ctx->err == REDICT_ERR_TIMEOUT ||
+	         (c->ctx->err == REDICT_ERR_IO && is_timeout(saved_errno, errstr)))
 		code = -ETIMEDOUT;
 	err_set(e, code, "%s: %s", c->addr,
 	        c->ctx->err == REDICT_ERR_EOF ? "connection closed by the server" : errstr);
