@@ -188,6 +188,7 @@ static void render_input(struct inst *in, struct inst_render *r, struct inst_pws
 	r->tls_cert = tls ? cert : NULL;
 	r->tls_key = tls ? key : NULL;
 	r->tls_ca = tls ? ca : NULL;
+	r->tls_clients_required = in->spec.tls_clients_required;
 }
 
 int inst_write_config(struct inst *in, struct err *e)

@@ -86,6 +86,7 @@ check "operator-tls deleted: instance Secret re-issued from the new CAs, manager
 check "server TLS: the connection Secret gives rediss:// and ca.crt; redis-cli --tls with them answers PONG" t_tls_conn
 check "certificate renewal at 2/3 of the lifetime: the controller's client certificate and the pods' server certificate re-issued, served without a restart" t_tls_renew
 check "server TLS, 3 instances: Ready, replicas streaming over TLS, no plain port, a client of another CA refused" t_tls_create
+check "server TLS, tlsClientAuth required: tls-auth-clients yes, a client without a certificate refused, replicas and managers still connect" t_tls_client_auth
 check "server TLS: switchover on request, the managers' peer calls over TLS, no WAIT-acknowledged write lost" t_tls_switchover
 check "server TLS: failover after SIGKILL of the primary's server, no WAIT-acknowledged write lost" t_tls_failover_kill
 check "server TLS: rolling update (primary by switchover) with the writer, no WAIT-acknowledged write lost" t_tls_rolling

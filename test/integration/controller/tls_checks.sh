@@ -67,6 +67,41 @@ t_tls_create() {
   note "TLS, 3 instances: Ready, 2 replicas streaming over TLS, tls-replication yes and port 0 on every pod"
 }
 
+# spec.tlsClientAuth: required: tls-auth-clients yes on every pod; a client without a
+# certificate is refused, one with a certificate of the CA answers; the replicas and the
+# managers (a switchover) still connect, with the pods' own certificate; back to optional, the pods roll
+# and a client without a certificate is let in again
+t_tls_client_auth() {
+  local ns=$RUN-tlsca c=tca ip out pw p
+  tls_on
+  newns $ns
+  mkcluster $ns $c 2 "  tlsClientAuth: required" || fail "mkcluster"
+  poll 120 ready $ns $c || fail "not Ready: $(rc $ns $c '{.status.phase} {.status.phaseReason}')"
+  poll 20 links_up $ns $c 1 || fail "the replica does not stream: $(rc $ns $c '{.status.instancesStatus}')"
+  for p in $c-1 $c-2; do
+    [ "$(opcli $ns $c $p CONFIG GET tls-auth-clients | tail -1)" = yes ] || fail "$p: tls-auth-clients is not yes"
+  done
+  ip=$(pod_ip $ns "$(primary $ns $c)"); pw=$(secret $ns $c-auth)
+  out=$(timeout 3 redis-cli --tls --cacert "$TLS_DIR/ca.crt" -h "$ip" -a "$pw" --no-auth-warning PING 2>&1)
+  [ "$out" != PONG ] || fail "a client without a certificate was let in"
+  [ "$(rcli "$ip" "$pw" PING)" = PONG ] || fail "a client with a certificate of the CA: $(rcli "$ip" "$pw" PING 2>&1)"
+  poll 10 write_via_leader $ns $c || fail "no write with a client certificate"
+  # the managers' peer calls offer the pods' certificate: a switchover works
+  p=$($K -n $ns get pods -l redis.io/cluster=$c,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
+  $K -n $ns annotate rediscluster $c "redis.io/switchover-to=$p" >/dev/null
+  poll 60 eval '[ "$(primary '$ns' '$c')" = '$p' ] && ready '$ns' '$c' && write_via_leader '$ns' '$c'' ||
+    fail "switchover to $p with client certificates required: $(rc $ns $c '{.status.phase} {.status.phaseReason}')"
+  $K -n $ns patch rediscluster $c --type=merge -p '{"spec":{"tlsClientAuth":"optional"}}' >/dev/null
+  poll 180 eval 'ready '$ns' '$c' && config_is '$ns' '$c' tls-auth-clients optional' || fail "not back to optional"
+  ip=$(pod_ip $ns "$(primary $ns $c)")
+  out=$(timeout 3 redis-cli --tls --cacert "$TLS_DIR/ca.crt" -h "$ip" -a "$pw" --no-auth-warning PING 2>&1)
+  [ "$out" = PONG ] || fail "optional: a client without a certificate: $out"
+  out=$($K -n $ns patch rediscluster $c --type=merge -p '{"spec":{"tlsSecret":null,"caSecret":null,"tlsClientAuth":"required"}}' 2>&1) &&
+    fail "tlsClientAuth required without TLS accepted"
+  [[ $out == *"spec.tlsClientAuth: required needs server TLS"* ]] || fail "refusal: $out"
+  note "tlsClientAuth required: tls-auth-clients yes on both pods, no certificate refused, the CA's accepted, replica streaming, a switchover; back to optional by a rolling update"
+}
+
 t_tls_switchover() { tls_on; switchover $RUN-tlssw tsw; }
 t_tls_failover_kill() { tls_on; failover $RUN-tlsfk tfk tfk kill; }
 t_tls_rolling() { tls_on; rolling $RUN-tlsroll troll yes; }
