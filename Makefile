@@ -9,9 +9,9 @@ BUILD   ?= build
 CC      ?= cc
 
 # pkg-config modules: the operator's, and each module's Debian package (test/deps.sh).
-PKGS     := libcurl jansson libmicrohttpd hiredis openssl yaml-0.1 zlib
+PKGS     := libcurl jansson libmicrohttpd hiredict hiredict_ssl openssl yaml-0.1 zlib
 PKG_DEBS := libcurl:libcurl4-openssl-dev jansson:libjansson-dev libmicrohttpd:libmicrohttpd-dev \
-	hiredis:libhiredis-dev openssl:libssl-dev yaml-0.1:libyaml-dev zlib:zlib1g-dev check:check gnutls:libgnutls28-dev
+	hiredict:libhiredict-dev hiredict_ssl:libhiredict-dev openssl:libssl-dev yaml-0.1:libyaml-dev zlib:zlib1g-dev check:check gnutls:libgnutls28-dev
 # The flags are read when a recipe first needs them, never while this file is parsed: on a
 # fresh machine `make demo` and `make test` install the -dev packages (deps) and then build
 # in the same run. Every compile waits for $(BUILD)/.deps-ok (below), which names a missing

@@ -66,6 +66,12 @@ enum api_update_method {
 	API_UPDATE_RESTART,
 };
 
+/* spec.tlsClientAuth: the servers' tls-auth-clients with server TLS on */
+enum api_tls_client_auth {
+	API_TLS_CLIENT_AUTH_OPTIONAL = 1, /* tls-auth-clients optional */
+	API_TLS_CLIENT_AUTH_REQUIRED,     /* tls-auth-clients yes */
+};
+
 enum api_storage_type {
 	API_STORAGE_PVC = 1,
 	API_STORAGE_EMPTYDIR,
@@ -249,6 +255,7 @@ struct api_redis_cluster_spec {
 	size_t n_users;
 	struct api_secret_ref tls_secret;
 	struct api_secret_ref ca_secret;
+	enum api_tls_client_auth tls_client_auth;
 	struct api_secret_ref connection_secret;
 	struct api_secret_ref backup_credentials_secret; /* name NULL: none (workload identity) */
 	struct api_secret_ref acl_config_secret;         /* name NULL: none (not loaded yet) */

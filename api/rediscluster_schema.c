@@ -243,6 +243,8 @@ static const struct api_schema spec = {
 	        API_LIST("users", &users, SPEC, users, n_users, API_C_STRUCT, struct api_user),
 	        API_FIELD("tlsSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC, tls_secret),
 	        API_FIELD("caSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC, ca_secret),
+	        API_FIELD("tlsClientAuth", ENUM_DEFAULT("\"optional\"", "optional", "required"),
+	                  API_C_ENUM, SPEC, tls_client_auth),
 	        API_FIELD("connectionSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC,
 	                  connection_secret),
 	        API_FIELD("backupCredentialsSecret", &api_secret_ref_schema, API_C_STRUCT, SPEC,

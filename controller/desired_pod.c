@@ -364,6 +364,13 @@ static json_t *in_engine(const struct api_redis_cluster *rc, json_t *stored)
 }
 
 /* The emptyDir's sizeLimit; a PVC grows in place (no restart). */
+/* Only "required" is hashed: the default (optional) added to the CRD rolls no pod. */
+static json_t *in_client_auth(const struct api_redis_cluster *rc, json_t *stored)
+{
+	return rc->spec.tls_client_auth == API_TLS_CLIENT_AUTH_REQUIRED ? json_incref(stored)
+	                                                                : NULL;
+}
+
 static json_t *in_emptydir_size(const struct api_redis_cluster *rc, json_t *stored)
 {
 	return rc->spec.storage.type == API_STORAGE_EMPTYDIR ? json_incref(stored) : NULL;
@@ -442,6 +449,7 @@ static const struct restart_input {
 	{ "users[].passwordSecrets[].name", in_user_secrets }, /* projected volume sources */
 	{ "tlsSecret.name", NULL },                            /* projected volume source */
 	{ "caSecret.name", NULL },                             /* projected volume source */
+	{ "tlsClientAuth", in_client_auth },                   /* read at start (render.c) */
 	{ "aclConfigSecret.name", NULL },                      /* a Secret volume; unset: none */
 	{ "failover.leaseDuration", in_duration },     /* the managers' Lease: read at start, */
 	{ "failover.renewDeadline", in_duration },     /* and holder and candidates must agree */

@@ -10,7 +10,8 @@
  * the container, not a new pod); the http-tls volume, REDIS_OPERATOR_HTTP_TLS=required
  * and the CTL_PKI_ANN annotation as a data pod (the sentinel manager serves HTTPS with
  * the same code, and POST /v1/sentinel/{failover,reset} need the controller's client
- * certificate); no users or server TLS volume; ports 26379 "sentinel" and 8000 "http";
+ * certificate); the server TLS volume when TLS is on (the sentinels are TLS-only then,
+ * as the servers); no users volume; ports 26379 "sentinel" and 8000 "http";
  * label redis.io/role=sentinel, which keeps it out of the data pods' Services and PDBs.
  */
 #include "desired.h"
@@ -67,7 +68,7 @@ static void drop_named(json_t *a, const char *const *names)
 
 static void sentinel_container(json_t *c)
 {
-	static const char *const mounts_gone[] = { "users", "tls", NULL };
+	static const char *const mounts_gone[] = { "users", NULL };
 	json_t *cmd = json_object_get(c, "command");
 
 	json_object_set_new(c, "name", json_string("sentinel"));
@@ -84,7 +85,7 @@ static void sentinel_container(json_t *c)
 json_t *desired_sentinel_pod(const struct api_redis_cluster *rc, const struct ctl_config *cfg,
                              int index)
 {
-	static const char *const vols_gone[] = { "data", "users", "tls", NULL };
+	static const char *const vols_gone[] = { "data", "users", NULL };
 	json_t *pod = desired_pod(rc, cfg, 1, CTL_ROLE_SENTINEL);
 	json_t *meta = json_object_get(pod, "metadata"), *spec = json_object_get(pod, "spec");
 	json_t *labels = json_object_get(meta, "labels");

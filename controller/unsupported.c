@@ -103,6 +103,7 @@ const struct ctl_field ctl_fields[] = {
 	ACTED("users", DESIRED "golden"),
 	ACTED("tlsSecret", DESIRED "golden"),
 	ACTED("caSecret", DESIRED "golden"),
+	ACTED("tlsClientAuth", "test/integration/controller/tls_checks.sh: t_tls_client_auth"),
 	ACTED("connectionSecret", CHECKS "t_password"),
 	ACTED("backupCredentialsSecret",
 	      "test/integration/controller/backup_checks.sh: t_backup_s3"),

@@ -6,7 +6,7 @@
  *  - main = the supervisor (supervisor.c, ops.c): signals (signalfd), reaping every
  *    child (it is PID 1), starting/stopping/restarting the server, the boot decision,
  *    executing every mutation posted by HTTP handlers (queue + eventfd), secret
- *    polling. It owns `server_conn`, the hiredis connection used for mutations, and every
+ *    polling. It owns `server_conn`, the hiredict connection used for mutations, and every
  *    field below marked [sup].
  *  - poller (poller.c): polls INFO over its own connection and writes the snapshot.
  *  - lease driver + lease watchdog (lease.c): renew the primary Lease every
@@ -303,7 +303,16 @@ int inst_wait_server(struct inst *in, int64_t budget_ms, struct err *e);
 void inst_set_state(struct inst *in, enum inst_state st, const char *reason);
 /* Hands the current operator password to the other threads' connections. */
 void inst_share_password(struct inst *in);
-/* A fresh connection as the operator user: unix socket (host NULL) or TCP. */
+/* The server's TLS files (--tls-dir: tls.crt, tls.key, ca.crt) and, in client, the same
+ * as a client's TLS config (its pointers into f). True when all three exist: the servers
+ * (and sentinels) are then TLS-only. Any thread. */
+struct inst_tls_files {
+	char cert[PATH_MAX], key[PATH_MAX], ca[PATH_MAX];
+	struct vk_tls_config client;
+};
+bool inst_tls_files(const struct inst *in, struct inst_tls_files *f);
+/* A fresh connection as the operator user: unix socket (host NULL) or TCP to a peer,
+ * with TLS when the server's TLS files are present (any thread). */
 struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int timeout_ms);
 
 /* --- sentinel_follow.c: spec.mode sentinel (docs/sentinel.md) ---------------------- */

@@ -61,7 +61,7 @@ static void owned_lines(const struct inst_render *r, struct inst_conf *c)
 		add1(c, r, "tls-key-file", r->tls_key);
 		add1(c, r, "tls-ca-cert-file", r->tls_ca);
 		add1(c, r, "tls-replication", "yes");
-		add1(c, r, "tls-auth-clients", "optional");
+		add1(c, r, "tls-auth-clients", r->tls_clients_required ? "yes" : "optional");
 	}
 	addn(c, r, "bind", r->bind);
 	add1(c, r, "protected-mode", "no");

@@ -58,6 +58,7 @@ struct inst_render {
 	const char *replicaof_host;       /* NULL: start as a primary */
 	int replicaof_port;
 	const char *tls_cert, *tls_key, *tls_ca; /* all set, or all NULL */
+	bool tls_clients_required;               /* tls-auth-clients yes, else optional */
 };
 
 struct inst_conf_line {

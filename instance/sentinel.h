@@ -46,6 +46,9 @@ struct inst_sentinel_conf {
 	int64_t quorum, down_after_ms, failover_timeout_ms, parallel_syncs;
 	const char *auth_user, *auth_pass; /* to the data pods; auth_pass NULL: none */
 	const char *requirepass;           /* of the sentinels; NULL: none */
+	/* The TLS files, all or none: TLS-only (port 0, tls-port port) and TLS to the data
+	 * pods and the other sentinels (tls-replication yes), as the data pods' servers. */
+	const char *tls_cert, *tls_key, *tls_ca;
 };
 
 /* The whole file. -EINVAL naming the field (a host or port missing or malformed, a

@@ -50,6 +50,8 @@ static int check(const struct inst_sentinel_conf *c, struct err *e)
 	if (c->master_port < 1 || c->master_port > 65535)
 		return err_set(e, -EINVAL, "master port: %d is out of range [1, 65535]",
 		               c->master_port);
+	if (!c->tls_cert != !c->tls_key || !c->tls_cert != !c->tls_ca)
+		return err_set(e, -EINVAL, "sentinel TLS: tls.crt, tls.key and ca.crt go together");
 	if (c->announce_ip && *c->announce_ip && !host_ok(c->announce_ip))
 		return err_set(e, -EINVAL, "announce ip: \"%s\" is not an address", c->announce_ip);
 	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
@@ -103,6 +105,24 @@ static int render_master(const struct inst_sentinel_conf *c, struct buf *out)
 	return rc;
 }
 
+/* TLS only, as render.c does for the data pods' servers. */
+static int render_tls(const struct inst_sentinel_conf *c, const char *port, struct buf *out)
+{
+	int rc = LINE(out, "port", "0");
+
+	if (!rc)
+		rc = LINE(out, "tls-port", port);
+	if (!rc)
+		rc = LINE(out, "tls-cert-file", c->tls_cert);
+	if (!rc)
+		rc = LINE(out, "tls-key-file", c->tls_key);
+	if (!rc)
+		rc = LINE(out, "tls-ca-cert-file", c->tls_ca);
+	if (!rc)
+		rc = buf_append_str(out, "tls-replication yes\ntls-auth-clients optional\n");
+	return rc;
+}
+
 static int render_own(const struct inst_sentinel_conf *c, struct buf *out)
 {
 	char port[16];
@@ -112,7 +132,7 @@ static int render_own(const struct inst_sentinel_conf *c, struct buf *out)
 	rc = buf_append_str(out, "# Rendered by the redis-operator instance manager before the "
 	                         "first start.\n# Sentinel rewrites it: its state lives here.\n");
 	if (!rc)
-		rc = LINE(out, "port", port);
+		rc = c->tls_cert ? render_tls(c, port, out) : LINE(out, "port", port);
 	if (!rc && c->bind)
 		rc = buf_printf(out, "bind %s\n", c->bind);
 	if (!rc)

@@ -123,8 +123,10 @@ static void read_pw(struct inst *in, struct inst_sentinels *s)
 static void discover(struct inst *in, struct inst_sentinels *s)
 {
 	struct inst_sentinel_addr a[INST_SENTINELS_MAX] = { 0 };
+	struct inst_tls_files tls;
 	struct err e = { 0 };
 	size_t n = 0;
+	bool tls_on;
 
 	s->discover_at = now_ms() + (s->n ? SEN_DISCOVER_MS : SEN_DISCOVER_NONE_MS);
 	if (inst_kube_sentinels(in, a, INST_SENTINELS_MAX, &n, &e) < 0) {
@@ -136,12 +138,14 @@ static void discover(struct inst *in, struct inst_sentinels *s)
 	drop_conns(s);
 	memcpy(s->addr, a, n * sizeof(a[0]));
 	s->n = n;
+	tls_on = inst_tls_files(in, &tls); /* the sentinels are TLS-only then, as we are */
 	for (size_t i = 0; i < n; i++) {
 		struct vk_conn_config cfg = { .host = s->addr[i].host,
 			                      .port = s->addr[i].port,
 			                      .connect_timeout_ms = SEN_ASK_MS,
 			                      .command_timeout_ms = SEN_ASK_MS,
-			                      .password = s->pw };
+			                      .password = s->pw,
+			                      .tls = tls_on ? &tls.client : NULL };
 
 		s->conn[i] = vk_conn_new(&cfg);
 	}

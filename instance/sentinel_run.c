@@ -66,7 +66,8 @@ struct sen {
 	char bin[PATH_MAX], conf_path[PATH_MAX], engine[16], version[32];
 	char master_host[API_INST_HOST_MAX + 1];
 	struct inst_sentinel_conf conf;
-	char *requirepass; /* the default user's password: the sentinels' own (wiped) */
+	struct inst_tls_files tls; /* conf's and conn's TLS paths, when TLS is on */
+	char *requirepass;         /* the default user's password: the sentinels' own (wiped) */
 	pid_t pid;
 	bool stop_expected, live_done;
 	int64_t restart_at, poll_at;
@@ -510,6 +511,12 @@ static int setup(struct sen *s, struct err *e)
 		                               .auth_user = INST_OPERATOR_USER,
 		                               .auth_pass = s->in->creds.operator_pw,
 		                               .requirepass = s->requirepass };
+	if (inst_tls_files(s->in, &s->tls)) { /* TLS-only: its own connection too */
+		s->conf.tls_cert = s->tls.cert;
+		s->conf.tls_key = s->tls.key;
+		s->conf.tls_ca = s->tls.ca;
+		cfg.tls = &s->tls.client;
+	}
 	cfg.password = s->requirepass;
 	s->conn = vk_conn_new(&cfg);
 	pthread_mutex_init(&s->mu, NULL);

@@ -325,6 +325,7 @@ int inst_spec_from_cluster(const struct api_redis_cluster *rc, struct inst_spec 
 	 * guess, which the server binary on PATH overrides (supervisor.c) */
 	s.engine = sp->has_engine ? sp->engine : rc->status.engine;
 	s.ephemeral = sp->storage.type == API_STORAGE_EMPTYDIR;
+	s.tls_clients_required = sp->tls_client_auth == API_TLS_CLIENT_AUTH_REQUIRED;
 	s.sentinel_count = sp->sentinel.count;
 	s.sentinel_down_after_ms = sp->sentinel.down_after.ms > 0
 	                                   ? sp->sentinel.down_after.ms

@@ -78,8 +78,9 @@ struct inst_desired {
 struct inst_spec {
 	char *mode; /* standalone | sentinel | cluster */
 	int64_t instances;
-	enum vk_engine engine; /* spec.engine, else status.engine, else unknown */
-	bool ephemeral;        /* storage.type: emptyDir */
+	enum vk_engine engine;     /* spec.engine, else status.engine, else unknown */
+	bool ephemeral;            /* storage.type: emptyDir */
+	bool tls_clients_required; /* spec.tlsClientAuth: required */
 	struct inst_desired desired;
 	int64_t lease_duration_ms, renew_deadline_ms, renew_period_ms, switchover_timeout_ms;
 	/* spec.sentinel (mode sentinel; 0 when unset: the INST_SENTINEL_*_DEFAULT below) */

@@ -69,8 +69,38 @@ void inst_share_password(struct inst *in)
 	vk_conn_set_auth(in->server_conn, INST_OPERATOR_USER, in->creds.operator_pw);
 }
 
+/* The server's TLS files in dir; *on when all three are there (TLS is on then). */
+static void tls_files(const char *dir, char cert[PATH_MAX], char key[PATH_MAX], char ca[PATH_MAX],
+                      bool *on)
+{
+	struct stat st;
+
+	snprintf(cert, PATH_MAX, "%s/tls.crt", dir);
+	snprintf(key, PATH_MAX, "%s/tls.key", dir);
+	snprintf(ca, PATH_MAX, "%s/ca.crt", dir);
+	*on = stat(cert, &st) == 0 && stat(key, &st) == 0 && stat(ca, &st) == 0;
+}
+
+bool inst_tls_files(const struct inst *in, struct inst_tls_files *f)
+{
+	bool on;
+
+	tls_files(in->set.tls_dir, f->cert, f->key, f->ca, &on);
+	f->client = (struct vk_tls_config){ .ca_file = f->ca,
+		                            .cert_file = f->cert,
+		                            .key_file = f->key };
+	return on;
+}
+
+/*
+ * A connection to the local server (host NULL: the Unix socket) or to a peer's. With
+ * the TLS files present, the peers serve TLS only (render.c: port 0), so a peer is
+ * dialled with TLS: its chain verified against ca.crt, and tls.crt/tls.key offered as
+ * the client certificate, as the server itself does for tls-replication.
+ */
 struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int timeout_ms)
 {
+	struct inst_tls_files tls;
 	struct vk_conn_config cfg = { 0 };
 	struct vk_conn *c;
 
@@ -80,6 +110,7 @@ struct vk_conn *inst_conn_new(struct inst *in, const char *host, int port, int t
 	cfg.connect_timeout_ms = INST_CONNECT_MS;
 	cfg.command_timeout_ms = timeout_ms;
 	cfg.user = INST_OPERATOR_USER;
+	cfg.tls = host && inst_tls_files(in, &tls) ? &tls.client : NULL;
 	pthread_mutex_lock(&in->mu);
 	cfg.password = in->shared_pw;
 	c = vk_conn_new(&cfg);
@@ -123,17 +154,6 @@ struct inst_cmd *inst_take(struct inst *in, const char *component)
 
 /* --- config and server lifecycle ---------------------------------------------------- */
 
-static void tls_files(const char *dir, char cert[PATH_MAX], char key[PATH_MAX], char ca[PATH_MAX],
-                      bool *on)
-{
-	struct stat st;
-
-	snprintf(cert, PATH_MAX, "%s/tls.crt", dir);
-	snprintf(key, PATH_MAX, "%s/tls.key", dir);
-	snprintf(ca, PATH_MAX, "%s/ca.crt", dir);
-	*on = stat(cert, &st) == 0 && stat(key, &st) == 0 && stat(ca, &st) == 0;
-}
-
 /* Fills r for the wanted role; upw (desired.nusers entries) and the TLS paths are the
  * caller's storage. */
 static void render_input(struct inst *in, struct inst_render *r, struct inst_pwset *upw,
@@ -168,6 +188,7 @@ static void render_input(struct inst *in, struct inst_render *r, struct inst_pws
 	r->tls_cert = tls ? cert : NULL;
 	r->tls_key = tls ? key : NULL;
 	r->tls_ca = tls ? ca : NULL;
+	r->tls_clients_required = in->spec.tls_clients_required;
 }
 
 int inst_write_config(struct inst *in, struct err *e)

@@ -8,14 +8,16 @@ set -euo pipefail
 
 packages=(
   build-essential pkg-config git ca-certificates curl openssl
-  libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libhiredis-dev libssl-dev libyaml-dev check
+  libcurl4-openssl-dev libjansson-dev libmicrohttpd-dev libssl-dev libyaml-dev check
   libgnutls28-dev zlib1g-dev
   redis-server redis-tools redis-sentinel
   iproute2 iptables procps psmisc util-linux gnuplot-nox jq
   clang clang-tidy clang-format cppcheck valgrind gdb libclang-rt-14-dev
   prometheus # promtool and the server for test/monitoring (its service is not started)
 )
-backports=(valkey-server valkey-tools valkey-sentinel)
+# libhiredict-dev: the server client with TLS (lib/valkey/README.md); bookworm has only
+# hiredis 0.14, without TLS.
+backports=(valkey-server valkey-tools valkey-sentinel libhiredict-dev)
 # Azurite (test/env/storage.sh, the Azure Blob emulator) is installed with npm. A Node.js
 # that brings its own npm (a vendor's nodejs package, as on our machine image: Node 20) is
 # kept; otherwise Debian's nodejs 18 and npm 9.

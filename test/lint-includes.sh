@@ -30,7 +30,7 @@ RULES=(
 )
 # Headers a folder must not reach, directly or through any chain of project headers; an
 # entry ending in / forbids every header under that folder:
-#   the controller never includes the server-connection library (lib/valkey: hiredis,
+#   the controller never includes the server-connection library (lib/valkey: hiredict,
 #   INFO parsing); it speaks to the instance manager's HTTP API instead. What both roles
 #   know about the servers (engines, versions, directives) is lib/engine;
 #   lib/engine is that knowledge alone, so it never reaches the connection either.

@@ -1,17 +1,22 @@
 /*
- * conn: a hiredis connection with deadlines, AUTH, errno mapping and lazy reconnect
- * (see conn.h).
+ * conn: a hiredict connection with deadlines, AUTH, TLS, errno mapping and lazy
+ * reconnect (see conn.h).
  *
  * Invariant: c->ctx is NULL or a connected, authenticated context with the command
- * timeout set. Any transport error frees it (conn_fail), so the next command starts
- * from a fresh connection. A struct vk_reply is a hiredis redisReply in disguise: the
- * accessors cast back, and nothing outside this file sees hiredis.
+ * timeout set (and, for TLS, the handshake done). Any transport error frees it
+ * (conn_fail), so the next command starts from a fresh connection. The TLS context is
+ * built from the files at each connect, so a renewed certificate or CA is used from the
+ * next connection on; it lives as long as the connection. A struct vk_reply is a
+ * hiredict redictReply in disguise: the accessors cast back, and nothing outside this
+ * file sees hiredict.
  */
 #include "conn.h"
 
 #include <assert.h>
 #include <errno.h>
-#include <hiredis/hiredis.h>
+#include <pthread.h>
+#include <hiredict/hiredict.h>
+#include <hiredict/hiredict_ssl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +28,8 @@
 #include "lib/engine/directives.h"
 
 struct vk_conn {
-	redisContext *ctx;
+	redictContext *ctx;
+	redictSSLContext *ssl; /* with ctx, for TLS */
 	char *unix_path;
 	char *host;
 	int port;
@@ -31,17 +37,34 @@ struct vk_conn {
 	int command_timeout_ms;
 	char *user;
 	char *password;
+	bool tls;
+	char *tls_ca, *tls_cert, *tls_key, *tls_server_name;
 	char addr[VK_INFO_HOST_SIZE + 16];
 };
 
-static const redisReply *rep(const struct vk_reply *r)
+static const redictReply *rep(const struct vk_reply *r)
 {
-	return (const redisReply *)(const void *)r;
+	return (const redictReply *)(const void *)r;
 }
 
 static struct timeval tv_ms(long long ms)
 {
 	return (struct timeval){ .tv_sec = ms / 1000, .tv_usec = (ms % 1000) * 1000 };
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+static void tls_copy(struct vk_conn *c, const struct vk_tls_config *t)
+{
+	assert(t->ca_file && !t->cert_file == !t->key_file);
+	c->tls = true;
+	c->tls_ca = xstrdup(t->ca_file);
+	c->tls_cert = dup_or_null(t->cert_file);
+	c->tls_key = dup_or_null(t->key_file);
+	c->tls_server_name = dup_or_null(t->server_name);
 }
 
 /* --- lifecycle ---------------------------------------------------------------- */
@@ -57,6 +80,8 @@ struct vk_conn *vk_conn_new(const struct vk_conn_config *cfg)
 	c->port = cfg->port;
 	c->connect_timeout_ms = cfg->connect_timeout_ms;
 	c->command_timeout_ms = cfg->command_timeout_ms;
+	if (cfg->tls && !cfg->unix_path)
+		tls_copy(c, cfg->tls);
 	vk_conn_set_auth(c, cfg->user, cfg->password);
 	if (c->unix_path)
 		snprintf(c->addr, sizeof(c->addr), "unix:%s", c->unix_path);
@@ -72,6 +97,10 @@ void vk_conn_free(struct vk_conn *c)
 	vk_conn_close(c);
 	free(c->unix_path);
 	free(c->host);
+	free(c->tls_ca);
+	free(c->tls_cert);
+	free(c->tls_key);
+	free(c->tls_server_name);
 	free(c->user);
 	free_secret(c->password);
 	free(c);
@@ -88,8 +117,16 @@ void vk_conn_set_auth(struct vk_conn *c, const char *user, const char *password)
 void vk_conn_close(struct vk_conn *c)
 {
 	if (c->ctx)
-		redisFree(c->ctx);
+		redictFree(c->ctx);
 	c->ctx = NULL;
+	if (c->ssl)
+		redictFreeSSLContext(c->ssl);
+	c->ssl = NULL;
+}
+
+bool vk_conn_is_tls(const struct vk_conn *c)
+{
+	return c->tls;
 }
 
 bool vk_conn_is_connected(const struct vk_conn *c)
@@ -135,18 +172,19 @@ static int conn_fail(struct vk_conn *c, int saved_errno, struct err *e)
 	const char *errstr = c->ctx->errstr[0] ? c->ctx->errstr : "connection error";
 	int code = -EIO;
 
-	if (c->ctx->err == REDIS_ERR_PROTOCOL)
+	if (c->ctx->err == REDICT_ERR_PROTOCOL)
 		code = -EPROTO;
-	else if (c->ctx->err == REDIS_ERR_IO && is_timeout(saved_errno, errstr))
+	else if (c->ctx->err == REDICT_ERR_TIMEOUT ||
+	         (c->ctx->err == REDICT_ERR_IO && is_timeout(saved_errno, errstr)))
 		code = -ETIMEDOUT;
 	err_set(e, code, "%s: %s", c->addr,
-	        c->ctx->err == REDIS_ERR_EOF ? "connection closed by the server" : errstr);
+	        c->ctx->err == REDICT_ERR_EOF ? "connection closed by the server" : errstr);
 	vk_conn_close(c);
 	return code;
 }
 
 /* An error reply: its errno, and its text unless the command carried a secret. */
-static int server_error(const struct vk_conn *c, const redisReply *r, const char *cmd,
+static int server_error(const struct vk_conn *c, const redictReply *r, const char *cmd,
                         size_t cmdlen, bool secret, struct err *e)
 {
 	int code = vk_error_code(r->str, r->len);
@@ -167,14 +205,14 @@ static int server_error(const struct vk_conn *c, const redisReply *r, const char
 static int exec_argv(struct vk_conn *c, int argc, const char *const *argv, const size_t *lens,
                      bool secret, struct vk_reply **out, struct err *e)
 {
-	redisReply *r;
+	redictReply *r;
 	int rc;
 
 	errno = 0;
-	r = redisCommandArgv(c->ctx, argc, (const char **)argv, lens);
+	r = redictCommandArgv(c->ctx, argc, (const char **)argv, lens);
 	if (!r)
 		return conn_fail(c, errno, e);
-	if (r->type == REDIS_REPLY_ERROR) {
+	if (r->type == REDICT_REPLY_ERROR) {
 		rc = server_error(c, r, argv[0], lens ? lens[0] : strlen(argv[0]), secret, e);
 		freeReplyObject(r);
 		return rc;
@@ -196,22 +234,65 @@ static int authenticate(struct vk_conn *c, struct err *e)
 	return exec_argv(c, 2, argv, NULL, true, NULL, e);
 }
 
+static pthread_once_t openssl_once = PTHREAD_ONCE_INIT;
+
+static void openssl_init(void)
+{
+	redictInitOpenSSL();
+}
+
+/* The TLS handshake on a connected context: the server's chain must verify against the
+ * CA file; the client certificate is offered when configured. The handshake runs under
+ * the command timeout already set on the socket. */
+static int tls_start(struct vk_conn *c, struct err *e)
+{
+	redictSSLOptions o = { .cacert_filename = c->tls_ca,
+		               .cert_filename = c->tls_cert,
+		               .private_key_filename = c->tls_key,
+		               .server_name = c->tls_server_name,
+		               .verify_mode = REDICT_SSL_VERIFY_PEER };
+	redictSSLContextError why = REDICT_SSL_CTX_NONE;
+
+	pthread_once(&openssl_once, openssl_init);
+	c->ssl = redictCreateSSLContextWithOptions(&o, &why);
+	if (!c->ssl) {
+		err_set(e, -EIO, "%s: TLS files (ca %s, cert %s): %s", c->addr, c->tls_ca,
+		        c->tls_cert ? c->tls_cert : "none", redictSSLContextGetError(why));
+		vk_conn_close(c);
+		return -EIO;
+	}
+	if (redictInitiateSSLWithContext(c->ctx, c->ssl) != REDICT_OK)
+		return conn_fail(c, errno, e);
+	return 0;
+}
+
+static redictContext *dial(const struct vk_conn *c)
+{
+	struct timeval connect_tv = tv_ms(c->connect_timeout_ms);
+	struct timeval command_tv = tv_ms(c->command_timeout_ms);
+	redictOptions o = { .connect_timeout = &connect_tv, .command_timeout = &command_tv };
+
+	if (c->unix_path)
+		REDICT_OPTIONS_SET_UNIX(&o, c->unix_path);
+	else
+		REDICT_OPTIONS_SET_TCP(&o, c->host ? c->host : "", c->port);
+	return redictConnectWithOptions(&o);
+}
+
 int vk_conn_connect(struct vk_conn *c, struct err *e)
 {
-	struct timeval tv = tv_ms(c->connect_timeout_ms);
 	int rc;
 
 	if (c->ctx)
 		return 0;
 	errno = 0;
-	c->ctx = c->unix_path ? redisConnectUnixWithTimeout(c->unix_path, tv)
-	                      : redisConnectWithTimeout(c->host ? c->host : "", c->port, tv);
+	c->ctx = dial(c);
 	if (!c->ctx)
 		return err_set(e, -ENOMEM, "%s: cannot allocate a connection", c->addr);
 	if (c->ctx->err)
 		return conn_fail(c, errno, e);
-	if (redisSetTimeout(c->ctx, tv_ms(c->command_timeout_ms)) != REDIS_OK)
-		return conn_fail(c, errno, e);
+	if (c->tls && (rc = tls_start(c, e)) != 0)
+		return rc;
 	if (c->password && (rc = authenticate(c, e)) != 0) {
 		vk_conn_close(c);
 		return rc;
@@ -263,28 +344,28 @@ int vk_command_list(struct vk_conn *c, struct vk_reply **out, struct err *e, ...
 /* --- replies ------------------------------------------------------------------ */
 
 static const struct {
-	int hiredis;
+	int hiredict;
 	enum vk_reply_type type;
 } reply_types[] = {
-	{ REDIS_REPLY_STRING, VK_REPLY_STRING },   { REDIS_REPLY_ARRAY, VK_REPLY_ARRAY },
-	{ REDIS_REPLY_INTEGER, VK_REPLY_INTEGER }, { REDIS_REPLY_NIL, VK_REPLY_NIL },
-	{ REDIS_REPLY_STATUS, VK_REPLY_STATUS },   { REDIS_REPLY_ERROR, VK_REPLY_ERROR },
+	{ REDICT_REPLY_STRING, VK_REPLY_STRING },   { REDICT_REPLY_ARRAY, VK_REPLY_ARRAY },
+	{ REDICT_REPLY_INTEGER, VK_REPLY_INTEGER }, { REDICT_REPLY_NIL, VK_REPLY_NIL },
+	{ REDICT_REPLY_STATUS, VK_REPLY_STATUS },   { REDICT_REPLY_ERROR, VK_REPLY_ERROR },
 };
 
 enum vk_reply_type vk_reply_type(const struct vk_reply *r)
 {
 	for (size_t i = 0; i < sizeof(reply_types) / sizeof(reply_types[0]); i++)
-		if (reply_types[i].hiredis == rep(r)->type)
+		if (reply_types[i].hiredict == rep(r)->type)
 			return reply_types[i].type;
 	return VK_REPLY_NIL; /* RESP2 has no other types */
 }
 
 const char *vk_reply_str(const struct vk_reply *r, size_t *len)
 {
-	const redisReply *x = rep(r);
+	const redictReply *x = rep(r);
 
-	if (x->type != REDIS_REPLY_STRING && x->type != REDIS_REPLY_STATUS &&
-	    x->type != REDIS_REPLY_ERROR)
+	if (x->type != REDICT_REPLY_STRING && x->type != REDICT_REPLY_STATUS &&
+	    x->type != REDICT_REPLY_ERROR)
 		return NULL;
 	if (len)
 		*len = x->len;
@@ -293,12 +374,12 @@ const char *vk_reply_str(const struct vk_reply *r, size_t *len)
 
 long long vk_reply_int(const struct vk_reply *r)
 {
-	return rep(r)->type == REDIS_REPLY_INTEGER ? rep(r)->integer : 0;
+	return rep(r)->type == REDICT_REPLY_INTEGER ? rep(r)->integer : 0;
 }
 
 size_t vk_reply_len(const struct vk_reply *r)
 {
-	return rep(r)->type == REDIS_REPLY_ARRAY ? rep(r)->elements : 0;
+	return rep(r)->type == REDICT_REPLY_ARRAY ? rep(r)->elements : 0;
 }
 
 const struct vk_reply *vk_reply_elem(const struct vk_reply *r, size_t i)
@@ -316,17 +397,17 @@ void vk_reply_free(struct vk_reply *r)
 
 int vk_reply_decode(const char *resp, size_t len, struct vk_reply **out, struct err *e)
 {
-	redisReader *rd;
+	redictReader *rd;
 	void *reply = NULL;
 	int rc = 0;
 
 	if (len > VK_REPLY_MAX_LEN)
 		return err_set(e, -EMSGSIZE, "reply: %zu bytes, more than the limit", len);
-	rd = redisReaderCreate();
+	rd = redictReaderCreate();
 	if (!rd)
 		return err_set(e, -ENOMEM, "reply: cannot allocate a reader");
-	if (redisReaderFeed(rd, resp, len) != REDIS_OK ||
-	    redisReaderGetReply(rd, &reply) != REDIS_OK)
+	if (redictReaderFeed(rd, resp, len) != REDICT_OK ||
+	    redictReaderGetReply(rd, &reply) != REDICT_OK)
 		rc = err_set(e, -EPROTO, "reply: %s", rd->errstr[0] ? rd->errstr : "malformed");
 	else if (!reply)
 		rc = err_set(e, -EPROTO, "reply: incomplete");
@@ -336,7 +417,7 @@ int vk_reply_decode(const char *resp, size_t len, struct vk_reply **out, struct 
 		freeReplyObject(reply);
 	else
 		*out = reply;
-	redisReaderFree(rd);
+	redictReaderFree(rd);
 	return rc;
 }
 
@@ -353,7 +434,7 @@ static int expect_ok(struct vk_conn *c, int argc, const char *const *argv, bool 
 		return rc;
 	/* "+OK" or "+OK <detail>": REPLICAOF of the primary already followed answers
 	 * "+OK Already connected to specified master", which is success too. */
-	if (rep(r)->type != REDIS_REPLY_STATUS || strncmp(rep(r)->str, "OK", 2) != 0 ||
+	if (rep(r)->type != REDICT_REPLY_STATUS || strncmp(rep(r)->str, "OK", 2) != 0 ||
 	    (rep(r)->str[2] != '\0' && rep(r)->str[2] != ' '))
 		rc = err_set(e, -EPROTO, "%s: %s: expected +OK", c->addr, argv[0]);
 	vk_reply_free(r);
@@ -367,7 +448,7 @@ int vk_ping(struct vk_conn *c, struct err *e)
 
 	if (rc)
 		return rc;
-	if (rep(r)->type != REDIS_REPLY_STATUS || strcmp(rep(r)->str, "PONG") != 0)
+	if (rep(r)->type != REDICT_REPLY_STATUS || strcmp(rep(r)->str, "PONG") != 0)
 		rc = err_set(e, -EPROTO, "%s: PING: expected +PONG", c->addr);
 	vk_reply_free(r);
 	return rc;
@@ -381,7 +462,7 @@ int vk_info(struct vk_conn *c, const char *section, struct vk_info *out, struct 
 
 	if (rc)
 		return rc;
-	if (rep(r)->type != REDIS_REPLY_STRING)
+	if (rep(r)->type != REDICT_REPLY_STRING)
 		rc = err_set(e, -EPROTO, "%s: INFO: expected a bulk string", c->addr);
 	else
 		rc = vk_info_parse(rep(r)->str, rep(r)->len, out, e);
@@ -419,7 +500,7 @@ static bool has_glob(const char *s)
 int vk_config_get(struct vk_conn *c, const char *name, struct buf *out, struct err *e)
 {
 	struct vk_reply *r = NULL;
-	const redisReply *x;
+	const redictReply *x;
 	int rc;
 
 	if (!name[0] || has_glob(name))
@@ -428,12 +509,12 @@ int vk_config_get(struct vk_conn *c, const char *name, struct buf *out, struct e
 	if (rc)
 		return rc;
 	x = rep(r);
-	if (x->type != REDIS_REPLY_ARRAY || (x->elements != 0 && x->elements != 2))
+	if (x->type != REDICT_REPLY_ARRAY || (x->elements != 0 && x->elements != 2))
 		rc = err_set(e, -EPROTO, "%s: CONFIG GET %s: expected a name/value pair", c->addr,
 		             name);
 	else if (x->elements == 0)
 		rc = err_set(e, -ENOENT, "%s: CONFIG GET %s: unknown directive", c->addr, name);
-	else if (x->element[1]->type != REDIS_REPLY_STRING)
+	else if (x->element[1]->type != REDICT_REPLY_STRING)
 		rc = err_set(e, -EPROTO, "%s: CONFIG GET %s: value is not a string", c->addr, name);
 	else if ((rc = buf_append(out, x->element[1]->str, x->element[1]->len)) != 0)
 		err_set(e, rc, "CONFIG GET %s: value longer than the buffer's limit", name);
@@ -519,15 +600,15 @@ int vk_wait(struct vk_conn *c, long long nreplicas, long long timeout_ms, long l
 	rc = vk_conn_connect(c, e);
 	if (rc)
 		return rc;
-	if (redisSetTimeout(c->ctx, tv_ms(timeout_ms + c->command_timeout_ms)) != REDIS_OK)
+	if (redictSetTimeout(c->ctx, tv_ms(timeout_ms + c->command_timeout_ms)) != REDICT_OK)
 		return conn_fail(c, errno, e);
 	rc = exec_argv(c, 3, argv, NULL, false, &r, e);
-	if (c->ctx && redisSetTimeout(c->ctx, tv_ms(c->command_timeout_ms)) != REDIS_OK) {
+	if (c->ctx && redictSetTimeout(c->ctx, tv_ms(c->command_timeout_ms)) != REDICT_OK) {
 		int rc2 = conn_fail(c, errno, e);
 
 		rc = rc ? rc : rc2;
 	}
-	if (!rc && rep(r)->type != REDIS_REPLY_INTEGER)
+	if (!rc && rep(r)->type != REDICT_REPLY_INTEGER)
 		rc = err_set(e, -EPROTO, "%s: WAIT: expected an integer", c->addr);
 	if (!rc)
 		*acked = rep(r)->integer;
@@ -537,15 +618,15 @@ int vk_wait(struct vk_conn *c, long long nreplicas, long long timeout_ms, long l
 
 /* --- ROLE --------------------------------------------------------------------- */
 
-static const redisReply *elem_of(const redisReply *x, size_t i, int type)
+static const redictReply *elem_of(const redictReply *x, size_t i, int type)
 {
-	if (x->type != REDIS_REPLY_ARRAY || i >= x->elements || x->element[i]->type != type)
+	if (x->type != REDICT_REPLY_ARRAY || i >= x->elements || x->element[i]->type != type)
 		return NULL;
 	return x->element[i];
 }
 
 /* A string element copied into dst; false when absent, too long or holding a NUL. */
-static bool copy_str(const redisReply *s, char *dst, size_t size)
+static bool copy_str(const redictReply *s, char *dst, size_t size)
 {
 	if (!s || s->len >= size || memchr(s->str, '\0', s->len))
 		return false;
@@ -554,7 +635,7 @@ static bool copy_str(const redisReply *s, char *dst, size_t size)
 }
 
 /* A string element holding a decimal integer. */
-static bool str_ll(const redisReply *s, long long *out)
+static bool str_ll(const redictReply *s, long long *out)
 {
 	int64_t v;
 
@@ -565,22 +646,22 @@ static bool str_ll(const redisReply *s, long long *out)
 }
 
 /* ["master", offset, [[ip, "port", "offset"], …]] */
-static bool role_primary(const redisReply *x, struct vk_role_info *o)
+static bool role_primary(const redictReply *x, struct vk_role_info *o)
 {
-	const redisReply *off = elem_of(x, 1, REDIS_REPLY_INTEGER);
-	const redisReply *list = elem_of(x, 2, REDIS_REPLY_ARRAY);
+	const redictReply *off = elem_of(x, 1, REDICT_REPLY_INTEGER);
+	const redictReply *list = elem_of(x, 2, REDICT_REPLY_ARRAY);
 
 	if (x->elements != 3 || !off || !list)
 		return false;
 	o->offset = off->integer;
 	for (size_t i = 0; i < list->elements; i++) {
-		const redisReply *r = list->element[i];
+		const redictReply *r = list->element[i];
 		struct vk_role_replica tmp;
 
-		if (r->type != REDIS_REPLY_ARRAY || r->elements < 3 ||
-		    !copy_str(elem_of(r, 0, REDIS_REPLY_STRING), tmp.ip, sizeof(tmp.ip)) ||
-		    !str_ll(elem_of(r, 1, REDIS_REPLY_STRING), &tmp.port) ||
-		    !str_ll(elem_of(r, 2, REDIS_REPLY_STRING), &tmp.offset))
+		if (r->type != REDICT_REPLY_ARRAY || r->elements < 3 ||
+		    !copy_str(elem_of(r, 0, REDICT_REPLY_STRING), tmp.ip, sizeof(tmp.ip)) ||
+		    !str_ll(elem_of(r, 1, REDICT_REPLY_STRING), &tmp.port) ||
+		    !str_ll(elem_of(r, 2, REDICT_REPLY_STRING), &tmp.offset))
 			return false;
 		if (o->nreplicas < VK_INFO_MAX_REPLICAS)
 			o->replicas[o->nreplicas++] = tmp;
@@ -589,14 +670,14 @@ static bool role_primary(const redisReply *x, struct vk_role_info *o)
 }
 
 /* ["slave", host, port, state, offset] */
-static bool role_replica(const redisReply *x, struct vk_role_info *o)
+static bool role_replica(const redictReply *x, struct vk_role_info *o)
 {
-	const redisReply *port = elem_of(x, 2, REDIS_REPLY_INTEGER);
-	const redisReply *off = elem_of(x, 4, REDIS_REPLY_INTEGER);
+	const redictReply *port = elem_of(x, 2, REDICT_REPLY_INTEGER);
+	const redictReply *off = elem_of(x, 4, REDICT_REPLY_INTEGER);
 
 	if (x->elements != 5 || !port || !off ||
-	    !copy_str(elem_of(x, 1, REDIS_REPLY_STRING), o->master_host, sizeof(o->master_host)) ||
-	    !copy_str(elem_of(x, 3, REDIS_REPLY_STRING), o->state, sizeof(o->state)))
+	    !copy_str(elem_of(x, 1, REDICT_REPLY_STRING), o->master_host, sizeof(o->master_host)) ||
+	    !copy_str(elem_of(x, 3, REDICT_REPLY_STRING), o->state, sizeof(o->state)))
 		return false;
 	o->master_port = port->integer;
 	o->offset = off->integer;
@@ -605,7 +686,7 @@ static bool role_replica(const redisReply *x, struct vk_role_info *o)
 
 int vk_role_parse(const struct vk_reply *r, struct vk_role_info *out, struct err *e)
 {
-	const redisReply *x = rep(r), *name = elem_of(x, 0, REDIS_REPLY_STRING);
+	const redictReply *x = rep(r), *name = elem_of(x, 0, REDICT_REPLY_STRING);
 	struct vk_role_info *o = xcalloc(1, sizeof(*o));
 	bool ok = false;
 

@@ -1,5 +1,6 @@
 /*
- * conn: one blocking connection to redis-server or valkey-server, over hiredis.
+ * conn: one blocking connection to redis-server or valkey-server, over hiredict (the
+ * maintained fork of hiredis 1.x, with its TLS module hiredict_ssl).
  *
  *   struct vk_conn_config cfg = { .unix_path = "/data/redis.sock",
  *                                 .connect_timeout_ms = 500, .command_timeout_ms = 2000,
@@ -11,8 +12,8 @@
  *   vk_conn_free(c);
  *
  * - vk_conn_new() does no I/O: the first command connects (Unix socket, or host:port
- *   for tests and replication peers), sets the command timeout and sends AUTH when a
- *   password is configured. After an I/O error or timeout the connection is dropped,
+ *   for tests and replication peers), sets the command timeout, does the TLS handshake
+ *   when cfg->tls is set (TCP only) and sends AUTH when a password is configured. After an I/O error or timeout the connection is dropped,
  *   and the next command reconnects, so callers just retry.
  * - Every command has a deadline: the connect timeout, then the command timeout for
  *   each reply (WAIT extends it by its own timeout). Nothing blocks forever.
@@ -24,14 +25,20 @@
  *   commands that carry a secret (AUTH, ACL SETUSER, CONFIG SET of a secret
  *   directive, vk_command_argv_secret), whose message is withheld because servers echo
  *   arguments in errors. Transport errors: -ETIMEDOUT for a timeout, -EIO otherwise,
- *   -EPROTO for a reply hiredis cannot parse.
+ *   -EPROTO for a reply hiredict cannot parse; a TLS handshake that fails (a chain that
+ *   does not verify, a client certificate refused) is -EIO with OpenSSL's reason, and
+ *   TLS files that cannot be loaded are -EIO naming them.
  * - The password is copied and wiped on free; it is never put in an error message.
- *   (hiredis's own output buffer is freed without wiping: a limit of hiredis 0.14.)
+ *   (hiredict's own output buffer is freed without wiping: a limit of the library.)
+ * - TLS: the server's certificate chain must verify against tls->ca_file; its name is
+ *   not checked (hiredict does not, and neither does Redis's own tls-replication): peers
+ *   are addressed by pod IP, which the certificates of a Service rarely name. The files
+ *   are read at each (re)connect, so renewed ones take effect on the next connection.
  *
- * - hiredis writes with write(2): the process must ignore SIGPIPE (the instance
+ * - hiredict writes with write(2) (OpenSSL too): the process must ignore SIGPIPE (the instance
  *   manager's supervisor does), or a server that died between two commands kills it.
  *
- * Threads: a vk_conn belongs to one thread at a time (hiredis contexts are not
+ * Threads: a vk_conn belongs to one thread at a time (hiredict contexts are not
  * thread-safe); each thread that talks to the server opens its own. Replies are plain
  * memory and may be handed to another thread.
  */
@@ -48,14 +55,23 @@
 #define VK_COMMAND_MAX_ARGS 64                 /* for vk_command's NULL-terminated list */
 #define VK_REPLY_MAX_LEN    (16 * 1024 * 1024) /* vk_reply_decode input */
 
+/* TLS for a host:port connection. Files, not contents: read at each connect. */
+struct vk_tls_config {
+	const char *ca_file;     /* required: the CA the server's chain must verify against */
+	const char *cert_file;   /* client certificate (tls-auth-clients); NULL: none */
+	const char *key_file;    /* with cert_file, both or neither */
+	const char *server_name; /* SNI; NULL: none (an IP address is never sent as SNI) */
+};
+
 struct vk_conn_config {
 	const char *unix_path; /* the server's Unix socket; NULL to use host:port */
 	const char *host;
 	int port;
-	int connect_timeout_ms; /* > 0 */
-	int command_timeout_ms; /* > 0 */
-	const char *user;       /* NULL: AUTH as the default user */
-	const char *password;   /* NULL: no AUTH */
+	int connect_timeout_ms;          /* > 0 */
+	int command_timeout_ms;          /* > 0 */
+	const char *user;                /* NULL: AUTH as the default user */
+	const char *password;            /* NULL: no AUTH */
+	const struct vk_tls_config *tls; /* NULL: plain TCP; ignored with unix_path; copied */
 };
 
 struct vk_conn;
@@ -72,6 +88,8 @@ int vk_conn_connect(struct vk_conn *c, struct err *e);
 /* Drops the connection; the next command reconnects. */
 void vk_conn_close(struct vk_conn *c);
 bool vk_conn_is_connected(const struct vk_conn *c);
+/* The connection was configured with TLS (host:port and cfg->tls). */
+bool vk_conn_is_tls(const struct vk_conn *c);
 /* "unix:/path" or "host:port", for messages. Borrowed. */
 const char *vk_conn_addr(const struct vk_conn *c);
 

@@ -57,6 +57,7 @@ private_run cit controller-it "${CONTROLLER_POD_CIDR:-10.240.$((100 + RANDOM % 1
 . test/integration/controller/unsupported_checks.sh
 . test/integration/controller/acl_checks.sh
 . test/integration/controller/sentinel_checks.sh
+. test/integration/controller/tls_checks.sh
 
 cleanup() {
   local ns
@@ -84,6 +85,14 @@ check "instance API over HTTPS: client certificates, two CAs, pods cannot act as
 check "operator-tls deleted: instance Secret re-issued from the new CAs, managers reload, polls back, no restart" t_tls_heal
 check "server TLS: the connection Secret gives rediss:// and ca.crt; redis-cli --tls with them answers PONG" t_tls_conn
 check "certificate renewal at 2/3 of the lifetime: the controller's client certificate and the pods' server certificate re-issued, served without a restart" t_tls_renew
+check "server TLS, 3 instances: Ready, replicas streaming over TLS, no plain port, a client of another CA refused" t_tls_create
+check "server TLS, tlsClientAuth required: tls-auth-clients yes, a client without a certificate refused, replicas and managers still connect" t_tls_client_auth
+check "server TLS: switchover on request, the managers' peer calls over TLS, no WAIT-acknowledged write lost" t_tls_switchover
+check "server TLS: failover after SIGKILL of the primary's server, no WAIT-acknowledged write lost" t_tls_failover_kill
+check "server TLS: rolling update (primary by switchover) with the writer, no WAIT-acknowledged write lost" t_tls_rolling
+check "server TLS: scale 3 -> 5 -> 2, new replicas sync over TLS" t_tls_scale
+check "server TLS: password rotation, old and new valid over TLS, old dropped" t_tls_password
+check "server TLS, sentinel mode: TLS-only sentinels name the primary; SIGKILL of its server, Sentinel promotes over TLS, no WAIT-1 write lost" t_tls_sentinel_failover
 check "live maxmemory change: no restart (same pod uids, same server pids)" t_live
 check "restart-tier change: rolling update, replicas first, primary by switchover" t_rolling
 check "scale 3 -> 5 -> 2: highest serials removed, PVCs too, primary kept; dangling PVCs and a hand-made pod left alone, in status" t_scale

@@ -38,7 +38,7 @@ W=$(mktemp -d /tmp/instance-it.XXXXXX)
 BASE=$((20000 + (RANDOM % 110) * 100)) # below the ephemeral range (32768+)
 NS="inst-it-$$-$RANDOM"
 WRITER=$W/writer
-cc -O2 -o "$WRITER" test/integration/instance/writer.c $(pkg-config --cflags --libs hiredis) || exit 1
+cc -O2 -o "$WRITER" test/integration/instance/writer.c $(pkg-config --cflags --libs hiredict) || exit 1
 . test/integration/instance/lib.sh
 . test/integration/instance/checks.sh
 . test/integration/instance/http_checks.sh

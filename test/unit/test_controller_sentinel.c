@@ -581,6 +581,21 @@ static int named(json_t *a, const char *name)
 	return n;
 }
 
+/* With server TLS the sentinel pod keeps the data pods' tls volume: TLS-only too. */
+static void sentinel_tls_volume(struct world *w)
+{
+	json_t *pod, *c;
+
+	w->rc.spec.tls_secret.name = "c-server";
+	w->rc.spec.ca_secret.name = "c-ca";
+	pod = desired_sentinel_pod(&w->rc, &cfg, 1);
+	c = jsonx_get(pod, "spec.containers[0]");
+	ck_assert_int_eq(named(jsonx_get(pod, "spec.volumes"), "tls"), 1);
+	ck_assert_int_eq(named(json_object_get(c, "volumeMounts"), "tls"), 1);
+	w->rc.spec.tls_secret.name = w->rc.spec.ca_secret.name = NULL;
+	json_decref(pod);
+}
+
 START_TEST(shapes)
 {
 	static const struct scenario s = { .name = "shapes" };
@@ -611,7 +626,9 @@ START_TEST(shapes)
 	ck_assert_int_eq(named(json_object_get(c, "volumeMounts"), "http-tls"), 1);
 	ck_assert_int_eq(named(jsonx_get(pod, "spec.volumes"), "http-tls"), 1);
 	ck_assert_int_eq(named(json_object_get(c, "volumeMounts"), "users"), 0);
+	ck_assert_int_eq(named(jsonx_get(pod, "spec.volumes"), "tls"), 0); /* no server TLS */
 	ck_assert_int_eq(named(json_object_get(c, "env"), "REDIS_OPERATOR_HTTP_TLS"), 1);
+	sentinel_tls_volume(&w);
 	ck_assert_int_eq(desired_sentinel_index(&w.rc, "c-sentinel-2"), 2);
 	ck_assert_int_eq(desired_sentinel_index(&w.rc, "c-2"), -1);
 	ck_assert_int_eq(desired_sentinel_index(&w.rc, "c-sentinel-02"), -1);

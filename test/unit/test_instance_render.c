@@ -123,6 +123,26 @@ START_TEST(golden_configs)
 }
 END_TEST
 
+/* spec.tlsClientAuth: required renders tls-auth-clients yes; else optional. */
+START_TEST(tls_clients_required)
+{
+	struct inst_render r;
+	struct inst_desired d;
+	struct inst_pwset p[4];
+	char hash[INST_CONF_HASH_SIZE], *text;
+
+	base(&r, &d, p);
+	variant(V_USERS_TLS_VALKEY, &r, &d);
+	text = render(&r, hash);
+	ck_assert_ptr_nonnull(strstr(text, "\ntls-auth-clients \"optional\"\n"));
+	free(text);
+	r.tls_clients_required = true;
+	text = render(&r, hash);
+	ck_assert_ptr_nonnull(strstr(text, "\ntls-auth-clients \"yes\"\n"));
+	free(text);
+}
+END_TEST
+
 /* A live change (maxmemory, users, replicaof) keeps the hash; a static one moves it. */
 START_TEST(hash_tracks_static_only)
 {
@@ -296,6 +316,7 @@ static Suite *suite(void)
 	TCase *t = tcase_create("render");
 
 	tcase_add_loop_test(t, golden_configs, 0, V_COUNT);
+	tcase_add_test(t, tls_clients_required);
 	tcase_add_test(t, hash_tracks_static_only);
 	tcase_add_test(t, render_errors);
 	tcase_add_test(t, acl_rules_customer_deny_last);

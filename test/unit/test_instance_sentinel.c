@@ -62,6 +62,23 @@ START_TEST(render_minimal)
 }
 END_TEST
 
+/* TLS on: port 0, tls-port, the three files, tls-replication (to the data pods and the
+ * other sentinels). */
+START_TEST(render_tls)
+{
+	struct inst_sentinel_conf c = base();
+	struct buf out = BUF_INIT(INST_SENTINEL_CONF_MAX);
+	struct err e = { 0 };
+
+	c.tls_cert = "/etc/redis-operator/tls/tls.crt";
+	c.tls_key = "/etc/redis-operator/tls/tls.key";
+	c.tls_ca = "/etc/redis-operator/tls/ca.crt";
+	ck_assert_int_eq(inst_sentinel_render(&c, &out, &e), 0);
+	tu_golden(GOLDEN_DIR, "sentinel-tls.conf.golden", buf_cstr(&out));
+	buf_release(&out);
+}
+END_TEST
+
 static void no_host(struct inst_sentinel_conf *c)
 {
 	c->master_host = "";
@@ -95,6 +112,12 @@ static void bad_own_port(struct inst_sentinel_conf *c)
 	c->port = 70000;
 }
 
+static void half_tls(struct inst_sentinel_conf *c)
+{
+	c->tls_cert = "/tls/tls.crt";
+	c->tls_key = "/tls/tls.key";
+}
+
 static const struct {
 	void (*mod)(struct inst_sentinel_conf *);
 	const char *msg;
@@ -107,6 +130,7 @@ static const struct {
 	{ bad_syncs, "sentinel.parallelSyncs: 0 is out of range [1, 64]" },
 	{ bad_announce, "announce ip: \"a\nb\" is not an address" },
 	{ bad_own_port, "sentinel port: 70000 is out of range [1, 65535]" },
+	{ half_tls, "sentinel TLS: tls.crt, tls.key and ca.crt go together" },
 };
 
 START_TEST(render_refused)
@@ -327,6 +351,7 @@ static Suite *suite(void)
 
 	tcase_add_test(t, render_golden);
 	tcase_add_test(t, render_minimal);
+	tcase_add_test(t, render_tls);
 	tcase_add_loop_test(t, render_refused, 0, ARRAY_LEN(bad));
 	tcase_add_test(t, render_too_big);
 	tcase_add_loop_test(t, parse_addr, 0, ARRAY_LEN(addrs));

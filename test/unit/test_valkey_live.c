@@ -15,35 +15,25 @@
  *   REPLICAOF / WAIT / ROLE / READONLY / REPLICAOF NO ONE over TCP, and CLIENT PAUSE
  *   WRITE holding a write until CLIENT UNPAUSE.
  *
- * Each test starts its own servers in a fresh directory under a temporary base
- * (created and removed by the runner process) and kills them when it ends. Servers are
- * started with PR_SET_PDEATHSIG, so a failing or timed-out test (fork mode: the test
- * process exits without its teardown) still takes its servers down with it. A test
- * whose server binary is not installed passes with a "SKIP" line on stdout.
+ * Each test starts its own servers (test/unit/live_server.c: a fresh directory each,
+ * killed when the test ends, even when it fails). A test whose server binary is not
+ * installed passes with a "SKIP" line on stdout. TLS: test_valkey_tls.c.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/valkey/conn.h"
 #include "lib/engine/directives.h"
+#include "live_server.h"
 #include "testutil.h"
 #include "unit.h"
 
-#define START_TIMEOUT_MS 10000
-#define POLL_TIMEOUT_MS  15000
-#define MAX_SERVER_ARGS  40
+#define POLL_TIMEOUT_MS 15000
 
 static const struct engine_case {
 	const char *bin;
@@ -53,187 +43,7 @@ static const struct engine_case {
 	{ "valkey-server", VK_ENGINE_VALKEY },
 };
 
-struct server {
-	pid_t pid;
-	int port; /* TCP port on 127.0.0.1, 0 for none */
-	char dir[128];
-	char sock[160];
-	char log[160];
-};
-
-static char base_dir[64];
-static int server_seq;
-
-/* --- servers ----------------------------------------------------------------------- */
-
-static void base_setup(void)
-{
-	tu_tmpdir(base_dir, sizeof(base_dir), "vk-live");
-}
-
-static void base_teardown(void)
-{
-	tu_rmtree(base_dir);
-}
-
-static bool in_path(const char *bin)
-{
-	const char *path = getenv("PATH");
-	char dir[4096], file[4200];
-
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-
-		snprintf(dir, sizeof(dir), "%.*s", (int)n, p);
-		snprintf(file, sizeof(file), "%s/%s", dir[0] ? dir : ".", bin);
-		if (access(file, X_OK) == 0)
-			return true;
-		p += n + (p[n] == ':');
-	}
-	return false;
-}
-
-static bool skip_missing(const struct engine_case *ec)
-{
-	if (in_path(ec->bin))
-		return false;
-	printf("SKIP: %s is not installed; its live tests did not run\n", ec->bin);
-	return true;
-}
-
-/* A TCP port that was free a moment ago. */
-static int free_port(void)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET,
-		                  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	port = ntohs(sa.sin_port);
-	close(fd);
-	return port;
-}
-
-static void server_paths(struct server *s, int port)
-{
-	memset(s, 0, sizeof(*s));
-	s->port = port;
-	snprintf(s->dir, sizeof(s->dir), "%s/s%d-%d", base_dir, (int)getpid(), server_seq++);
-	snprintf(s->sock, sizeof(s->sock), "%s/s.sock", s->dir);
-	snprintf(s->log, sizeof(s->log), "%s/log", s->dir);
-	ck_assert_int_eq(mkdir(s->dir, 0700), 0);
-}
-
-static void exec_server(const struct server *s, char **argv, pid_t parent)
-{
-	int fd;
-
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() != parent)
-		_exit(127);
-	fd = open(s->log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd >= 0) {
-		dup2(fd, 1);
-		dup2(fd, 2);
-		close(fd);
-	}
-	execvp(argv[0], argv);
-	_exit(127);
-}
-
-static void log_tail(const struct server *s, char *out, size_t n)
-{
-	FILE *f = fopen(s->log, "r");
-	size_t got = 0;
-	long size;
-
-	out[0] = '\0';
-	if (!f)
-		return;
-	fseek(f, 0, SEEK_END);
-	size = ftell(f);
-	fseek(f, size > (long)n - 1 ? size - ((long)n - 1) : 0, SEEK_SET);
-	got = fread(out, 1, n - 1, f);
-	out[got] = '\0';
-	fclose(f);
-}
-
-/* Up means answering PING (or LOADING). Fails the test if the process exits. */
-static void wait_up(const struct server *s)
-{
-	struct vk_conn_config cfg = { .unix_path = s->sock,
-		                      .connect_timeout_ms = 200,
-		                      .command_timeout_ms = 500 };
-	struct vk_conn *c = vk_conn_new(&cfg);
-	int64_t deadline = clock_mono_ms() + START_TIMEOUT_MS;
-	char tail[2048];
-	int rc, status;
-
-	for (;;) {
-		rc = vk_ping(c, NULL);
-		if (rc == 0 || rc == -EBUSY || rc == -EACCES)
-			break;
-		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
-			log_tail(s, tail, sizeof(tail));
-			ck_abort_msg("server in %s exited: %s", s->dir, tail);
-		}
-		ck_assert_msg(clock_mono_ms() < deadline, "server in %s not up", s->dir);
-		usleep(20 * 1000);
-	}
-	vk_conn_free(c);
-}
-
-/*
- * Starts bin. With conf, the command line is just the config file and extra; else the
- * standard test flags (Unix socket, TCP port if any, no persistence) then extra.
- */
-static void server_start(struct server *s, const char *bin, const char *conf,
-                         const char *const *extra)
-{
-	char *argv[MAX_SERVER_ARGS];
-	char port[16];
-	int n = 0;
-	pid_t parent = getpid();
-
-	snprintf(port, sizeof(port), "%d", s->port);
-	argv[n++] = (char *)bin;
-	if (conf) {
-		argv[n++] = (char *)conf;
-	} else {
-		const char *std[] = {
-			"--port",           port,  "--bind", "127.0.0.1", "--unixsocket", s->sock,
-			"--unixsocketperm", "700", "--save", "",          "--appendonly", "no",
-			"--daemonize",      "no",  "--dir",  s->dir
-		};
-
-		for (size_t i = 0; i < ARRAY_LEN(std); i++)
-			argv[n++] = (char *)std[i];
-	}
-	for (; extra && *extra; extra++) {
-		ck_assert_int_lt(n, MAX_SERVER_ARGS - 1);
-		argv[n++] = (char *)*extra;
-	}
-	argv[n] = NULL;
-	s->pid = fork();
-	ck_assert_int_ge(s->pid, 0);
-	if (s->pid == 0)
-		exec_server(s, argv, parent);
-	wait_up(s);
-}
-
-static void server_stop(struct server *s)
-{
-	if (s->pid <= 0)
-		return;
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, NULL, 0);
-	s->pid = 0;
-}
-
-static struct vk_conn *connect_to(const struct server *s, const char *user, const char *pw)
+static struct vk_conn *connect_to(const struct live_server *s, const char *user, const char *pw)
 {
 	struct vk_conn_config cfg = { .unix_path = s->sock,
 		                      .connect_timeout_ms = 1000,
@@ -351,12 +161,13 @@ static void check_complete(struct vk_conn *c, enum vk_engine engine, unsigned ve
 }
 
 /* One server of ec's engine with an admin connection; false (skipped) when not installed. */
-static bool start_single(const struct engine_case *ec, struct server *s, struct vk_conn **admin)
+static bool start_single(const struct engine_case *ec, struct live_server *s,
+                         struct vk_conn **admin)
 {
-	if (skip_missing(ec))
+	if (live_skip_missing(ec->bin))
 		return false;
-	server_paths(s, 0);
-	server_start(s, ec->bin, NULL, NULL);
+	live_server_paths(s, 0);
+	live_server_start(s, ec->bin, NULL, NULL);
 	*admin = connect_to(s, NULL, NULL);
 	return true;
 }
@@ -365,15 +176,15 @@ START_TEST(directives_live)
 {
 	const struct engine_case *ec = &engines[_i];
 	struct buf fails = BUF_INIT(BUF_NO_LIMIT);
-	struct server s;
+	struct live_server s;
 	struct vk_conn *c;
 	unsigned version;
 	size_t checked = 0;
 
-	if (skip_missing(ec))
+	if (live_skip_missing(ec->bin))
 		return;
-	server_paths(&s, 0);
-	server_start(&s, ec->bin, NULL, NULL);
+	live_server_paths(&s, 0);
+	live_server_start(&s, ec->bin, NULL, NULL);
 	c = connect_to(&s, NULL, NULL);
 	server_version(c, ec->engine, &version);
 	for (size_t i = 0; i < vk_directive_count(); i++) {
@@ -386,7 +197,7 @@ START_TEST(directives_live)
 	}
 	check_complete(c, ec->engine, version, &fails);
 	vk_conn_free(c);
-	server_stop(&s);
+	live_server_stop(&s);
 	ck_assert_uint_gt(checked, 180);
 	ck_assert_msg(fails.len == 0, "%s:\n%s", ec->bin, buf_cstr(&fails));
 	buf_release(&fails);
@@ -417,16 +228,16 @@ START_TEST(config_file_roundtrip)
 {
 	const struct engine_case *ec = &engines[_i];
 	struct buf conf = BUF_INIT(1 << 16), v = BUF_INIT(4096);
-	struct server s;
+	struct live_server s;
 	struct vk_conn *c;
 	struct vk_kv mm = { "maxmemory", "123mb" };
 	struct err e;
 	char path[200];
 	FILE *f;
 
-	if (skip_missing(ec))
+	if (live_skip_missing(ec->bin))
 		return;
-	server_paths(&s, 0);
+	live_server_paths(&s, 0);
 	err_clear(&e);
 	must(vk_config_line("port", "0", &conf, &e), &e, "port");
 	must(vk_config_line("unixsocket", s.sock, &conf, &e), &e, "unixsocket");
@@ -440,7 +251,7 @@ START_TEST(config_file_roundtrip)
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(conf.data, 1, conf.len, f), conf.len);
 	fclose(f);
-	server_start(&s, ec->bin, path, NULL);
+	live_server_start(&s, ec->bin, path, NULL);
 
 	c = connect_to(&s, NULL, file_values[2].value);
 	ck_assert_int_eq(config_get(c, "unixsocket", &v), 0);
@@ -455,7 +266,7 @@ START_TEST(config_file_roundtrip)
 	must(vk_config_set(c, &mm, 1, &e), &e, "CONFIG SET maxmemory");
 	must(vk_config_rewrite(c, &e), &e, "CONFIG REWRITE");
 	vk_conn_free(c);
-	server_stop(&s);
+	live_server_stop(&s);
 	buf_clear(&conf);
 	f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
@@ -475,7 +286,7 @@ START_TEST(acl_two_passwords)
 	const struct engine_case *ec = &engines[_i];
 	static const char *const rules[] = { "on", ">old-pw", ">new-pw", "~*", "+@all" };
 	static const char *const drop_old[] = { "<old-pw" };
-	struct server s;
+	struct live_server s;
 	struct vk_conn *admin, *c;
 	struct err e;
 
@@ -515,7 +326,7 @@ START_TEST(acl_two_passwords)
 	}
 
 	vk_conn_free(admin);
-	server_stop(&s);
+	live_server_stop(&s);
 }
 END_TEST
 
@@ -524,7 +335,7 @@ START_TEST(noauth_default_user)
 {
 	const struct engine_case *ec = &engines[_i];
 	static const struct vk_kv requirepass[] = { { "requirepass", "default-pw" } };
-	struct server s;
+	struct live_server s;
 	struct vk_conn *admin, *c;
 	struct err e;
 
@@ -543,7 +354,7 @@ START_TEST(noauth_default_user)
 	must(vk_ping(c, &e), &e, "AUTH default");
 	vk_conn_free(c);
 	vk_conn_free(admin);
-	server_stop(&s);
+	live_server_stop(&s);
 }
 END_TEST
 
@@ -554,7 +365,7 @@ START_TEST(noperm_mapping)
 		"on", ">pw", "~*", "+@all", "-client|kill", "-config"
 	};
 	static const struct vk_kv kv[] = { { "maxmemory", "1mb" } };
-	struct server s;
+	struct live_server s;
 	struct vk_conn *admin, *c;
 	struct buf v = BUF_INIT(64);
 	struct err e;
@@ -574,7 +385,7 @@ START_TEST(noperm_mapping)
 	must(vk_command(c, NULL, &e, "CLIENT", "ID"), &e, "CLIENT ID");
 	vk_conn_free(c);
 	vk_conn_free(admin);
-	server_stop(&s);
+	live_server_stop(&s);
 	buf_release(&v);
 }
 END_TEST
@@ -587,15 +398,15 @@ START_TEST(config_set_atomic)
 	static const struct vk_kv bad[] = { { "maxmemory-policy", "volatile-lfu" },
 		                            { "maxmemory", "not-a-size" } };
 	static const struct vk_kv immutable[] = { { "maxmemory", "5mb" }, { "databases", "4" } };
-	struct server s;
+	struct live_server s;
 	struct vk_conn *c;
 	struct buf v = BUF_INIT(64);
 	struct err e;
 
-	if (skip_missing(ec))
+	if (live_skip_missing(ec->bin))
 		return;
-	server_paths(&s, 0);
-	server_start(&s, ec->bin, NULL, NULL);
+	live_server_paths(&s, 0);
+	live_server_start(&s, ec->bin, NULL, NULL);
 	c = connect_to(&s, NULL, NULL);
 	err_clear(&e);
 	must(vk_config_set(c, good, 2, &e), &e, "CONFIG SET two");
@@ -618,7 +429,7 @@ START_TEST(config_set_atomic)
 	err_clear(&e);
 	ck_assert_int_eq(vk_config_rewrite(c, &e), -EIO);
 	vk_conn_free(c);
-	server_stop(&s);
+	live_server_stop(&s);
 	buf_release(&v);
 }
 END_TEST
@@ -631,24 +442,24 @@ START_TEST(loading_is_busy)
 	static const char *const slow[] = { "--key-load-delay", "200",
 		                            "--loading-process-events-interval-bytes", "1024",
 		                            NULL };
-	struct server s;
+	struct live_server s;
 	struct vk_conn *c;
 	struct vk_info info;
 	struct err e;
 	int rc;
 
-	if (skip_missing(ec))
+	if (live_skip_missing(ec->bin))
 		return;
-	server_paths(&s, 0);
-	server_start(&s, ec->bin, NULL, debug);
+	live_server_paths(&s, 0);
+	live_server_start(&s, ec->bin, NULL, debug);
 	c = connect_to(&s, NULL, NULL);
 	err_clear(&e);
 	must(vk_command(c, NULL, &e, "DEBUG", "POPULATE", "10000"), &e, "DEBUG POPULATE");
 	must(vk_command(c, NULL, &e, "SAVE"), &e, "SAVE");
 	vk_conn_free(c);
-	server_stop(&s);
+	live_server_stop(&s);
 
-	server_start(&s, ec->bin, NULL, slow); /* same directory: loads dump.rdb */
+	live_server_start(&s, ec->bin, NULL, slow); /* same directory: loads dump.rdb */
 	c = connect_to(&s, NULL, NULL);
 	err_clear(&e);
 	rc = vk_ping(c, &e);
@@ -657,7 +468,7 @@ START_TEST(loading_is_busy)
 	must(vk_info(c, "persistence", &info, &e), &e, "INFO while loading");
 	ck_assert(info.loading);
 	vk_conn_free(c);
-	server_stop(&s);
+	live_server_stop(&s);
 }
 END_TEST
 
@@ -678,7 +489,7 @@ static bool is_primary(const struct vk_info *i)
 
 /* A primary and a replica linked over loopback TCP. */
 struct pair {
-	struct server p, r;
+	struct live_server p, r;
 	struct vk_conn *pc, *rc;
 	struct vk_info pi; /* the primary's replication INFO once the replica is online */
 };
@@ -689,10 +500,10 @@ static void pair_start(struct pair *x, const char *bin)
 	struct vk_info ri;
 	struct err e;
 
-	server_paths(&x->p, free_port());
-	server_start(&x->p, bin, NULL, fast);
-	server_paths(&x->r, free_port());
-	server_start(&x->r, bin, NULL, NULL);
+	live_server_paths(&x->p, live_free_port());
+	live_server_start(&x->p, bin, NULL, fast);
+	live_server_paths(&x->r, live_free_port());
+	live_server_start(&x->r, bin, NULL, NULL);
 	x->pc = connect_to(&x->p, NULL, NULL);
 	x->rc = connect_to(&x->r, NULL, NULL);
 	err_clear(&e);
@@ -710,8 +521,8 @@ static void pair_stop(struct pair *x)
 {
 	vk_conn_free(x->pc);
 	vk_conn_free(x->rc);
-	server_stop(&x->r);
-	server_stop(&x->p);
+	live_server_stop(&x->r);
+	live_server_stop(&x->p);
 }
 
 START_TEST(replication_wait_role)
@@ -722,7 +533,7 @@ START_TEST(replication_wait_role)
 	struct err e;
 	long long acked = -1;
 
-	if (skip_missing(ec))
+	if (live_skip_missing(ec->bin))
 		return;
 	pair_start(&x, ec->bin);
 	err_clear(&e);
@@ -758,7 +569,7 @@ START_TEST(replication_promote)
 	struct pair x;
 	struct err e;
 
-	if (skip_missing(ec))
+	if (live_skip_missing(ec->bin))
 		return;
 	pair_start(&x, ec->bin);
 	err_clear(&e);
@@ -775,7 +586,7 @@ START_TEST(replication_promote)
 END_TEST
 
 struct writer {
-	const struct server *s;
+	const struct live_server *s;
 	int rc;
 	volatile int done;
 };
@@ -799,7 +610,7 @@ static bool has_blocked(const struct vk_info *i)
 START_TEST(pause_write_blocks)
 {
 	const struct engine_case *ec = &engines[_i];
-	struct server s;
+	struct live_server s;
 	struct vk_conn *c;
 	struct vk_reply *r = NULL;
 	struct vk_info info;
@@ -807,10 +618,10 @@ START_TEST(pause_write_blocks)
 	pthread_t t;
 	struct err e;
 
-	if (skip_missing(ec))
+	if (live_skip_missing(ec->bin))
 		return;
-	server_paths(&s, 0);
-	server_start(&s, ec->bin, NULL, NULL);
+	live_server_paths(&s, 0);
+	live_server_start(&s, ec->bin, NULL, NULL);
 	c = connect_to(&s, NULL, NULL);
 	err_clear(&e);
 	must(vk_client_pause_write(c, 20000, &e), &e, "CLIENT PAUSE");
@@ -829,7 +640,7 @@ START_TEST(pause_write_blocks)
 	ck_assert_str_eq(vk_reply_str(r, NULL), "yes");
 	vk_reply_free(r);
 	vk_conn_free(c);
-	server_stop(&s);
+	live_server_stop(&s);
 }
 END_TEST
 
@@ -838,7 +649,7 @@ static Suite *valkey_live_suite(void)
 	Suite *s = suite_create("valkey_live");
 	TCase *tc = tcase_create("servers");
 
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
+	tcase_add_unchecked_fixture(tc, live_base_setup, live_base_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, directives_live, 0, ARRAY_LEN(engines));
 	tcase_add_loop_test(tc, config_file_roundtrip, 0, ARRAY_LEN(engines));

@@ -95,25 +95,28 @@ failover() {
 t_failover_kill() { failover $RUN-fokill fk fk kill; }
 t_failover_delete() { failover $RUN-fodel fd fd delete; }
 
-t_switchover() {
-  local ns=$RUN-sw old target t0 t1
+# switchover NS NAME: to the first replica while the writer runs
+switchover() {
+  local ns=$1 sw=$2 old target t0 t1
   newns $ns
-  mkcluster $ns sw 3
-  poll 120 ready $ns sw || fail "not Ready"
-  old=$(primary $ns sw)
-  target=$($K -n $ns get pods -l redis.io/cluster=sw,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
-  writer $ns sw sw 60
+  mkcluster $ns $sw 3
+  poll 120 ready $ns $sw || fail "not Ready"
+  old=$(primary $ns $sw)
+  target=$($K -n $ns get pods -l redis.io/cluster=$sw,redis.io/role=replica -o jsonpath='{.items[0].metadata.name}')
+  writer $ns $sw $sw 60
   sleep 2
-  t0=$(ms); $K -n $ns annotate rediscluster sw "redis.io/switchover-to=$target" >/dev/null
-  poll 30 eval '[ "$(leader_ip '$ns' sw)" = "$(pod_ip '$ns' '$target')" ]' || { wstop sw; fail "leader did not move to $target"; }
+  t0=$(ms); $K -n $ns annotate rediscluster $sw "redis.io/switchover-to=$target" >/dev/null
+  poll 30 eval '[ "$(leader_ip '$ns' '$sw')" = "$(pod_ip '$ns' '$target')" ]' || { wstop $sw; fail "leader did not move to $target"; }
   t1=$(ms)
   note "switchover $old -> $target: leader endpoint moved in $((t1 - t0)) ms; write pause (instance manager) $(curl -s http://127.0.0.1:$MPORT/metrics | awk '/^redis_operator_switchover_write_pause_seconds_sum/ {s=$2} /^redis_operator_switchover_write_pause_seconds_count/ {n=$2} END {if (n) printf "%.1f ms average over %d", s*1000/n, n}')"
-  [ "$(primary $ns sw)" = "$target" ] || { wstop sw; fail "currentPrimary is not $target"; }
-  poll 20 eval '[ -z "$(rc '$ns' sw "{.metadata.annotations.redis\.io/switchover-to}")" ]' || { wstop sw; fail "annotation not removed"; }
-  poll 60 ready $ns sw || { wstop sw; fail "not Ready after"; }
-  wstop sw >"$W/sw.result" || fail "writer: $(cat $W/sw.result)"
-  note "writer through the switchover: $(cat $W/sw.result)"
+  [ "$(primary $ns $sw)" = "$target" ] || { wstop $sw; fail "currentPrimary is not $target"; }
+  poll 20 eval '[ -z "$(rc '$ns' '$sw' "{.metadata.annotations.redis\.io/switchover-to}")" ]' || { wstop $sw; fail "annotation not removed"; }
+  poll 60 ready $ns $sw || { wstop $sw; fail "not Ready after"; }
+  wstop $sw >"$W/$sw.result" || fail "writer: $(cat $W/$sw.result)"
+  note "writer through the switchover: $(cat $W/$sw.result)"
 }
+
+t_switchover() { switchover $RUN-sw sw; }
 
 snapshot() { # NS NAME: "pod uid server-pid restarts" per pod
   local p
@@ -146,21 +149,28 @@ hashes_all() { # NS NAME HASH: every pod carries HASH
   [ "$($K -n $1 get pods -l redis.io/cluster=$2 -o jsonpath='{range .items[*]}{.metadata.annotations.redis\.io/spec-hash}{"\n"}{end}' | sort -u)" = "$3" ]
 }
 
-t_rolling() {
-  local ns=$RUN-roll old h0 t0
+# rolling NS NAME [WRITE]: a restart-tier change; WRITE=yes runs the WAIT-1 writer through it
+rolling() {
+  local ns=$1 roll=$2 old h0 t0
   newns $ns
-  mkcluster $ns roll 3
-  poll 120 ready $ns roll || fail "not Ready"
-  old=$(primary $ns roll)
+  mkcluster $ns $roll 3
+  poll 120 ready $ns $roll || fail "not Ready"
+  old=$(primary $ns $roll)
   h0=$($K -n $ns get pod $old -o jsonpath='{.metadata.annotations.redis\.io/spec-hash}')
-  t0=$(ms); $K -n $ns patch rediscluster roll --type=merge -p '{"spec":{"redis":{"databases":"20"}}}' >/dev/null
-  poll 180 eval 'config_is '$ns' roll databases 20 && ready '$ns' roll && ! hashes_all '$ns' roll '$h0' && [ "$(count '$ns' pods roll)" = 3 ]' ||
-    fail "rolling update did not finish: $(rc $ns roll '{.status.phase} {.status.phaseReason}')"
-  note "rolling update of 3 instances (databases 16 -> 20): $(( $(ms) - t0 )) ms, primary $old -> $(primary $ns roll)"
-  [ "$(primary $ns roll)" != "$old" ] || fail "the primary was not switched over"
+  [ "${3:-}" = yes ] && writer_follow $ns $roll $roll 240
+  t0=$(ms); $K -n $ns patch rediscluster $roll --type=merge -p '{"spec":{"redis":{"databases":"20"}}}' >/dev/null
+  poll 180 eval 'config_is '$ns' '$roll' databases 20 && ready '$ns' '$roll' && ! hashes_all '$ns' '$roll' '$h0' && [ "$(count '$ns' pods '$roll')" = 3 ]' ||
+    { [ "${3:-}" = yes ] && wstop $roll; fail "rolling update did not finish: $(rc $ns $roll '{.status.phase} {.status.phaseReason}')"; }
+  note "rolling update of 3 instances (databases 16 -> 20): $(( $(ms) - t0 )) ms, primary $old -> $(primary $ns $roll)"
+  if [ "${3:-}" = yes ]; then
+    wstop $roll >"$W/$roll.result" || fail "writer: $(cat $W/$roll.result)"
+    note "writer through the rolling update: $(cat $W/$roll.result)"
+  fi
+  [ "$(primary $ns $roll)" != "$old" ] || fail "the primary was not switched over"
   events $ns | grep -q RollingUpdate || fail "no RollingUpdate event"
-  poll 10 write_via_leader $ns roll || fail "no write after the update"
+  poll 10 write_via_leader $ns $roll || fail "no write after the update"
 }
+t_rolling() { rolling $RUN-roll roll; }
 
 t_scale() {
   local ns=$RUN-scale p0
@@ -224,7 +234,8 @@ t_delete() {
 }
 
 # auth NS NAME IP PASSWORD: AUTH as default with PASSWORD answers OK
-auth_ok() { [ "$(timeout 3 redis-cli -h "$3" --no-auth-warning AUTH "$4" 2>&1)" = OK ]; }
+# shellcheck disable=SC2086
+auth_ok() { [ "$(timeout 3 redis-cli ${CLI_TLS:-} -h "$3" --no-auth-warning AUTH "$4" 2>&1)" = OK ]; }
 all_auth() { # NS NAME PASSWORD WANT(ok|fail)
   local ip
   for ip in $(pod_ips $1 $2); do
@@ -233,27 +244,29 @@ all_auth() { # NS NAME PASSWORD WANT(ok|fail)
 }
 conn_password() { $K -n $1 get secret "$2" -o jsonpath='{.data.password}' | base64 -d; }
 
-t_password() {
-  local ns=$RUN-pw old new t0 rv
+# password NS NAME: the auth Secret rotated; old and new valid, then the old dropped
+password() {
+  local ns=$1 pw=$2 old new t0 rv
   newns $ns
-  mkcluster $ns pw 2 "  connectionSecret: {name: pw-conn}"
-  poll 120 ready $ns pw || fail "not Ready"
-  poll 20 eval '[ -n "$(rc '$ns' pw "{.status.secretsResourceVersion.pw-auth}")" ]' || fail "secretsResourceVersion not recorded"
-  old=$(secret $ns pw-auth); new=rotated-$RANDOM-$RANDOM
-  [ "$(conn_password $ns pw-conn)" = "$old" ] || fail "connection Secret does not hold the password"
+  mkcluster $ns $pw 2 "  connectionSecret: {name: $pw-conn}"
+  poll 120 ready $ns $pw || fail "not Ready"
+  poll 20 eval '[ -n "$(rc '$ns' '$pw' "{.status.secretsResourceVersion.$pw-auth}")" ]' || fail "secretsResourceVersion not recorded"
+  old=$(secret $ns $pw-auth); new=rotated-$RANDOM-$RANDOM
+  [ "$(conn_password $ns $pw-conn)" = "$old" ] || fail "connection Secret does not hold the password"
   t0=$(ms)
-  $K -n $ns patch secret pw-auth --type=merge -p "{\"stringData\":{\"password\":\"$new\"}}" >/dev/null
-  rv=$($K -n $ns get secret pw-auth -o jsonpath='{.metadata.resourceVersion}')
-  poll 30 all_auth $ns pw "$new" ok || fail "the new password is not accepted everywhere"
-  all_auth $ns pw "$old" ok || fail "the old password stopped working before the grace"
+  $K -n $ns patch secret $pw-auth --type=merge -p "{\"stringData\":{\"password\":\"$new\"}}" >/dev/null
+  rv=$($K -n $ns get secret $pw-auth -o jsonpath='{.metadata.resourceVersion}')
+  poll 30 all_auth $ns $pw "$new" ok || fail "the new password is not accepted everywhere"
+  all_auth $ns $pw "$old" ok || fail "the old password stopped working before the grace"
   note "auth Secret rotated: new password accepted on every instance after $(( $(ms) - t0 )) ms, old one still valid"
-  poll 20 eval '[ "$(conn_password '$ns' pw-conn)" = "'$new'" ]' || fail "connection Secret not updated"
-  poll 60 all_auth $ns pw "$old" fail || fail "the old password is still accepted after the grace"
-  all_auth $ns pw "$new" ok || fail "the new password stopped working"
-  [ "$(rc $ns pw '{.status.secretsResourceVersion.pw-auth}')" = "$rv" ] || fail "secretsResourceVersion not updated"
+  poll 20 eval '[ "$(conn_password '$ns' '$pw'-conn)" = "'$new'" ]' || fail "connection Secret not updated"
+  poll 60 all_auth $ns $pw "$old" fail || fail "the old password is still accepted after the grace"
+  all_auth $ns $pw "$new" ok || fail "the new password stopped working"
+  [ "$(rc $ns $pw "{.status.secretsResourceVersion.$pw-auth}")" = "$rv" ] || fail "secretsResourceVersion not updated"
   note "old password dropped everywhere $(( $(ms) - t0 )) ms after the change (grace 10s)"
   events $ns | grep -q PasswordRotated || fail "no PasswordRotated event"
 }
+t_password() { password $RUN-pw pw; }
 
 t_resume() {
   local ns=$RUN-resume old target now

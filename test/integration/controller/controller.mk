@@ -5,7 +5,7 @@
 $(BUILD)/controller-it-writer: test/integration/controller/writer.c | $(BUILD)/.deps-ok
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
-	@$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) $< -o $@ $(call pkg_flags,--libs,hiredis)
+	@$(CC) $(filter-out -MMD -MP,$(CFLAGS)) $(LDFLAGS) $< -o $@ $(call pkg_flags,--libs,hiredict hiredict_ssl)
 
 integration: $(BUILD)/controller-it-writer
 test: $(BUILD)/controller-it-writer

@@ -128,10 +128,13 @@ newns() {
   $K create namespace "$1" >/dev/null &&
     $K label namespace "$1" pod-security.kubernetes.io/enforce=restricted >/dev/null
 }
-# mkcluster NS NAME INSTANCES [SPEC-YAML-LINES]; STORAGE (flow YAML) replaces {size: 64Mi}
+# mkcluster NS NAME INSTANCES [SPEC-YAML-LINES]; STORAGE (flow YAML) replaces {size: 64Mi};
+# after tls_on (tls_checks.sh), the cluster serves TLS only, with the check's certificates
 mkcluster() {
-  local storage='{size: 64Mi}'
+  local storage='{size: 64Mi}' tls=
   [ -n "${STORAGE:-}" ] && storage=$STORAGE
+  [ -n "${TLS_DIR:-}" ] && { tls_secrets "$1" "$2" || return 1; tls="  tlsSecret: {name: $2-server}
+  caSecret: {name: $2-ca}"; }
   $K -n "$1" apply -f - >/dev/null <<Y
 apiVersion: redis.io/v1
 kind: RedisCluster
@@ -142,6 +145,7 @@ spec:
   tolerations: [{key: $TAINT_KEY, operator: Equal, value: $RUN, effect: NoSchedule}]
   $(placement)
 ${4:-}
+$tls
 Y
 }
 rc() { $K -n "$1" get rediscluster "$2" -o jsonpath="$3" 2>/dev/null; }
@@ -160,12 +164,14 @@ leader_ip() {
     -o jsonpath='{.items[*].endpoints[?(@.conditions.ready==true)].addresses[0]}' 2>/dev/null |
     awk '{print $1}'
 }
-# rcli IP PASSWORD ARGS...: as the default user
-rcli() { local ip=$1 pw=$2; shift 2; timeout 3 redis-cli -h "$ip" -a "$pw" --no-auth-warning "$@"; }
+# rcli IP PASSWORD ARGS...: as the default user (CLI_TLS: redis-cli's TLS flags, after tls_on)
+# shellcheck disable=SC2086
+rcli() { local ip=$1 pw=$2; shift 2; timeout 3 redis-cli ${CLI_TLS:-} -h "$ip" -a "$pw" --no-auth-warning "$@"; }
 # opcli NS NAME POD ARGS...: as the operator's user
 opcli() {
   local ns=$1 name=$2 pod=$3; shift 3
-  timeout 3 redis-cli -h "$(pod_ip "$ns" "$pod")" --user redis-operator \
+  # shellcheck disable=SC2086
+  timeout 3 redis-cli ${CLI_TLS:-} -h "$(pod_ip "$ns" "$pod")" --user redis-operator \
     --pass "$(secret "$ns" "$name-operator")" --no-auth-warning "$@"
 }
 # write_via_leader NS NAME [NOT-IP]: a SET through the leader Service's endpoint answers OK
@@ -192,6 +198,15 @@ writer() {
   rm -f "$W/stop-$3"
   # shellcheck disable=SC2046
   "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" $(pod_ips "$1" "$2") >"$W/writer-$3.out" 2>&1 &
+  WPID=$!
+}
+# writer_follow NS NAME TAG SECONDS: the same, its endpoints the cluster's pod IPs as they
+# change (a file rewritten every 0.5 s until wstop): for a rolling update's new pods
+writer_follow() {
+  local ips=$W/ips-$3
+  rm -f "$W/stop-$3"; pod_ips "$1" "$2" >"$ips"
+  ( while [ ! -e "$W/stop-$3" ]; do pod_ips "$1" "$2" >"$ips.tmp" && mv "$ips.tmp" "$ips"; sleep 0.5; done ) &
+  "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" "@$ips" >"$W/writer-$3.out" 2>&1 &
   WPID=$!
 }
 wstop() { touch "$W/stop-$1"; wait "$WPID"; local rc=$?; cat "$W/writer-$1.out"; return $rc; }

@@ -41,7 +41,8 @@ svc_ips() {
     tr ' ' '\n' | grep . | sort | paste -sd' ' -
 }
 # scli NS NAME IP ARGS...: a sentinel, with the sentinels' password (the default user's)
-scli() { local ns=$1 name=$2 ip=$3; shift 3; timeout 3 redis-cli -h "$ip" -p 26379 -a "$(secret "$ns" "$name-auth")" --no-auth-warning "$@"; }
+# shellcheck disable=SC2086
+scli() { local ns=$1 name=$2 ip=$3; shift 3; timeout 3 redis-cli ${CLI_TLS:-} -h "$ip" -p 26379 -a "$(secret "$ns" "$name-auth")" --no-auth-warning "$@"; }
 sen_master_ip() { scli "$1" "$2" "$3" SENTINEL get-master-addr-by-name mymaster | head -1; }
 # every sentinel pod names IP as the master
 sentinels_say() {

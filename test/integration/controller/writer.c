@@ -4,6 +4,11 @@
  * test/integration/controller.sh.
  *
  *   controller-it-writer SECONDS PASSWORD STOPFILE IP [IP...]
+ *   controller-it-writer SECONDS PASSWORD STOPFILE @IPFILE
+ *
+ * With @IPFILE the endpoints are the IPs in that file (blank-separated), read again each
+ * time the writer has tried them all: for a rolling update, whose new pods have new IPs
+ * (the test rewrites the file as they come).
  *
  * Each step sends SET w:<n> <n> and WAIT 1 250 to the endpoint that last accepted a
  * write, moving to the next one on any error (READONLY, a refused, closed or paused
@@ -13,8 +18,12 @@
  * for up to 30 s) and reads back every acknowledged key. Prints one line:
  *   acked=N unacked=U lost=M max_gap_ms=G
  * and exits 0 when M == 0 and N > 0, 1 otherwise.
+ *
+ * With WRITER_TLS_CA set (a CA file), every connection is TLS and the server's chain
+ * must verify against it; WRITER_TLS_CERT and WRITER_TLS_KEY add a client certificate.
  */
-#include <hiredis/hiredis.h>
+#include <hiredict/hiredict.h>
+#include <hiredict/hiredict_ssl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +36,12 @@
 #define MAX_KEYS 2000000
 
 struct ep {
-	const char *host;
-	redisContext *c;
+	char host[64];
+	redictContext *c;
 };
 
 static const char *password;
+static redictSSLContext *tls; /* NULL: plain TCP */
 
 static double now_ms(void)
 {
@@ -44,25 +54,29 @@ static double now_ms(void)
 static void drop(struct ep *e)
 {
 	if (e->c)
-		redisFree(e->c);
+		redictFree(e->c);
 	e->c = NULL;
 }
 
-static redisContext *conn(struct ep *e)
+static redictContext *conn(struct ep *e)
 {
 	struct timeval tv = { 0, 300 * 1000 };
-	redisReply *r;
+	redictReply *r;
 
 	if (e->c)
 		return e->c;
-	e->c = redisConnectWithTimeout(e->host, 6379, tv);
+	e->c = redictConnectWithTimeout(e->host, 6379, tv);
 	if (!e->c || e->c->err) {
 		drop(e);
 		return NULL;
 	}
-	redisSetTimeout(e->c, tv);
-	r = redisCommand(e->c, "AUTH %s", password);
-	if (!r || r->type == REDIS_REPLY_ERROR) {
+	redictSetTimeout(e->c, tv);
+	if (tls && redictInitiateSSLWithContext(e->c, tls) != REDICT_OK) {
+		drop(e);
+		return NULL;
+	}
+	r = redictCommand(e->c, "AUTH %s", password);
+	if (!r || r->type == REDICT_REPLY_ERROR) {
 		if (r)
 			freeReplyObject(r);
 		drop(e);
@@ -75,20 +89,20 @@ static redisContext *conn(struct ep *e)
 /* 1: acknowledged; 0: written but not confirmed by a replica; -1: failed. */
 static int write_one(struct ep *e, long n)
 {
-	redisContext *c = conn(e);
-	redisReply *r;
+	redictContext *c = conn(e);
+	redictReply *r;
 	int rc = -1;
 
 	if (!c)
 		return -1;
-	r = redisCommand(c, "SET w:%ld %ld", n, n);
-	if (r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0)
+	r = redictCommand(c, "SET w:%ld %ld", n, n);
+	if (r && r->type == REDICT_REPLY_STATUS && strcmp(r->str, "OK") == 0)
 		rc = 0;
 	if (r)
 		freeReplyObject(r);
 	if (rc == 0) {
-		r = redisCommand(c, "WAIT 1 250");
-		if (r && r->type == REDIS_REPLY_INTEGER && r->integer >= 1)
+		r = redictCommand(c, "WAIT 1 250");
+		if (r && r->type == REDICT_REPLY_INTEGER && r->integer >= 1)
 			rc = 1;
 		if (r)
 			freeReplyObject(r);
@@ -102,14 +116,14 @@ static int write_one(struct ep *e, long n)
 
 static bool writable(struct ep *e)
 {
-	redisContext *c = conn(e);
-	redisReply *r;
+	redictContext *c = conn(e);
+	redictReply *r;
 	bool ok;
 
 	if (!c)
 		return false;
-	r = redisCommand(c, "SET w:probe 1");
-	ok = r && r->type == REDIS_REPLY_STATUS;
+	r = redictCommand(c, "SET w:probe 1");
+	ok = r && r->type == REDICT_REPLY_STATUS;
 	if (r)
 		freeReplyObject(r);
 	else
@@ -122,14 +136,46 @@ static long check(struct ep *e, const long *acked, long n)
 	long lost = 0;
 
 	for (long i = 0; i < n; i++) {
-		redisReply *r = redisCommand(e->c, "GET w:%ld", acked[i]);
+		redictReply *r = redictCommand(e->c, "GET w:%ld", acked[i]);
 
-		if (!r || r->type != REDIS_REPLY_STRING || strtol(r->str, NULL, 10) != acked[i])
+		if (!r || r->type != REDICT_REPLY_STRING || strtol(r->str, NULL, 10) != acked[i])
 			lost++;
 		if (r)
 			freeReplyObject(r);
 	}
 	return lost;
+}
+
+/* The endpoints from argv, or from the file named by "@FILE" when it lists any; the
+ * connections of endpoints that stay are kept. */
+static int load_eps(struct ep *eps, int neps, char **args, int nargs)
+{
+	char ips[MAX_EPS][64];
+	int n = 0;
+
+	if (args[0][0] == '@') {
+		FILE *f = fopen(args[0] + 1, "r");
+
+		while (f && n < MAX_EPS && fscanf(f, "%63s", ips[n]) == 1)
+			n++;
+		if (f)
+			fclose(f);
+		if (n == 0)
+			return neps; /* not written yet, or being rewritten: keep the old list */
+	} else {
+		for (; n < nargs && n < MAX_EPS; n++)
+			snprintf(ips[n], sizeof(ips[n]), "%s", args[n]);
+	}
+	for (int i = 0; i < MAX_EPS; i++) {
+		if (i < n && strcmp(eps[i].host, ips[i]) == 0)
+			continue;
+		drop(&eps[i]);
+		if (i < n)
+			memcpy(eps[i].host, ips[i], sizeof(eps[i].host)); /* both 64, NUL-ended */
+		else
+			eps[i].host[0] = '\0';
+	}
+	return n;
 }
 
 static bool stop_requested(const char *file)
@@ -147,13 +193,28 @@ int main(int argc, char **argv)
 	int neps, cur = 0;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: %s SECONDS PASSWORD STOPFILE IP [IP...]\n", argv[0]);
+		fprintf(stderr, "usage: %s SECONDS PASSWORD STOPFILE IP [IP...] | @IPFILE\n",
+		        argv[0]);
 		return 2;
 	}
 	password = argv[2];
-	neps = argc - 4 > MAX_EPS ? MAX_EPS : argc - 4;
-	for (int i = 0; i < neps; i++)
-		eps[i].host = argv[4 + i];
+	if (getenv("WRITER_TLS_CA")) {
+		redictSSLContextError why = REDICT_SSL_CTX_NONE;
+
+		redictInitOpenSSL();
+		tls = redictCreateSSLContext(getenv("WRITER_TLS_CA"), NULL,
+		                             getenv("WRITER_TLS_CERT"), getenv("WRITER_TLS_KEY"),
+		                             NULL, &why);
+		if (!tls) {
+			fprintf(stderr, "TLS: %s\n", redictSSLContextGetError(why));
+			return 2;
+		}
+	}
+	neps = load_eps(eps, 0, argv + 4, argc - 4);
+	if (neps == 0) {
+		fprintf(stderr, "no endpoint\n");
+		return 2;
+	}
 	acked = calloc(MAX_KEYS, sizeof(*acked));
 	end = now_ms() + strtod(argv[1], NULL) * 1000;
 	last_ok = now_ms();
@@ -161,7 +222,10 @@ int main(int argc, char **argv)
 		int rc = write_one(&eps[cur], ++n);
 
 		if (rc < 0) {
-			cur = (cur + 1) % neps;
+			if (++cur >= neps) {
+				neps = load_eps(eps, neps, argv + 4, argc - 4);
+				cur = 0;
+			}
 			continue;
 		}
 		if (now_ms() - last_ok > gap)
@@ -173,6 +237,7 @@ int main(int argc, char **argv)
 			unacked++;
 	}
 	for (double deadline = now_ms() + 30000; lost < 0 && now_ms() < deadline;) {
+		neps = load_eps(eps, neps, argv + 4, argc - 4);
 		for (int i = 0; i < neps && lost < 0; i++)
 			if (writable(&eps[i]))
 				lost = check(&eps[i], acked, nacked);
@@ -186,5 +251,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < neps; i++)
 		drop(&eps[i]);
 	free(acked);
+	if (tls)
+		redictFreeSSLContext(tls);
 	return lost == 0 && nacked > 0 ? 0 : 1;
 }

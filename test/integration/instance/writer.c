@@ -12,7 +12,7 @@
  *   acked=N lost=M max_gap_ms=G
  * and exits 0 when M == 0 and N > 0.
  */
-#include <hiredis/hiredis.h>
+#include <hiredict/hiredict.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +24,7 @@
 struct ep {
 	char host[64];
 	int port;
-	redisContext *c;
+	redictContext *c;
 };
 
 static const char *user, *pass;
@@ -37,19 +37,19 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static redisContext *conn(struct ep *e)
+static redictContext *conn(struct ep *e)
 {
 	struct timeval tv = { 0, 300 * 1000 };
-	redisReply *r;
+	redictReply *r;
 
 	if (e->c)
 		return e->c;
-	e->c = redisConnectWithTimeout(e->host, e->port, tv);
+	e->c = redictConnectWithTimeout(e->host, e->port, tv);
 	if (!e->c || e->c->err)
 		goto fail;
-	redisSetTimeout(e->c, tv);
-	r = redisCommand(e->c, "AUTH %s %s", user, pass);
-	if (!r || r->type == REDIS_REPLY_ERROR) {
+	redictSetTimeout(e->c, tv);
+	r = redictCommand(e->c, "AUTH %s %s", user, pass);
+	if (!r || r->type == REDICT_REPLY_ERROR) {
 		if (r)
 			freeReplyObject(r);
 		goto fail;
@@ -58,25 +58,25 @@ static redisContext *conn(struct ep *e)
 	return e->c;
 fail:
 	if (e->c)
-		redisFree(e->c);
+		redictFree(e->c);
 	e->c = NULL;
 	return NULL;
 }
 
 static int set_key(struct ep *e, long n)
 {
-	redisContext *c = conn(e);
-	redisReply *r;
+	redictContext *c = conn(e);
+	redictReply *r;
 	int ok;
 
 	if (!c)
 		return 0;
-	r = redisCommand(c, "SET w:%ld %ld", n, n);
-	ok = r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "OK") == 0;
+	r = redictCommand(c, "SET w:%ld %ld", n, n);
+	ok = r && r->type == REDICT_REPLY_STATUS && strcmp(r->str, "OK") == 0;
 	if (r)
 		freeReplyObject(r);
 	if (!r) {
-		redisFree(e->c);
+		redictFree(e->c);
 		e->c = NULL;
 	}
 	return ok;
@@ -119,10 +119,10 @@ int main(int argc, char **argv)
 	for (int tries = 0; tries < 50 && !set_key(&eps[cur], 0); tries++)
 		cur = (cur + 1) % neps;
 	for (long i = 0; i < acked; i++) {
-		redisReply *r =
-		        conn(&eps[cur]) ? redisCommand(eps[cur].c, "GET w:%ld", ack[i]) : NULL;
+		redictReply *r =
+		        conn(&eps[cur]) ? redictCommand(eps[cur].c, "GET w:%ld", ack[i]) : NULL;
 
-		if (!r || r->type != REDIS_REPLY_STRING || strtol(r->str, NULL, 10) != ack[i])
+		if (!r || r->type != REDICT_REPLY_STRING || strtol(r->str, NULL, 10) != ack[i])
 			lost++;
 		if (r)
 			freeReplyObject(r);
