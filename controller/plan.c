@@ -720,7 +720,8 @@ static bool step_live(const struct ctl_view *v, struct plan_state *s, struct ctl
  * The auth Secret changed: the instance managers add the new password as soon as their
  * Secret volume shows it (old and new both work), and the connection Secret follows
  * (step_connection). Once every pod had the rotation grace to see it, the old password
- * is dropped everywhere, and the Secret's resourceVersion is recorded in the status.
+ * is dropped everywhere (the sentinel pods first: controller/sentinel.h), and the
+ * Secret's resourceVersion is recorded in the status.
  */
 static bool step_password(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
@@ -750,6 +751,11 @@ static bool step_password(const struct ctl_view *v, struct plan_state *s, struct
 				return true; /* every pod first: a pod left out keeps the old one */
 			}
 		}
+		if (sentinel_rotation_blocked(v)) {
+			ctl_plan_requeue(p, REQUEUE_SLOW_MS);
+			return true;
+		}
+		sentinel_drop_old_passwords(v, p); /* first: they switch sentinel-pass */
 		for (size_t i = 0; i < v->npods; i++) {
 			if (v->pods[i].deleting)
 				continue;

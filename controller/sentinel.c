@@ -504,3 +504,22 @@ json_t *sentinel_status(const struct ctl_view *v)
 			json_array_append_new(a, sentinel_entry(v, &v->sentinels[i]));
 	return a;
 }
+
+bool sentinel_rotation_blocked(const struct ctl_view *v)
+{
+	for (size_t i = 0; i < v->nsentinels; i++) {
+		const struct ctl_pod *sp = &v->sentinels[i];
+
+		if (!sp->deleting && (!sp->ip || !ctl_inst_ok(&sp->inst)))
+			return true;
+	}
+	return false;
+}
+
+void sentinel_drop_old_passwords(const struct ctl_view *v, struct ctl_plan *p)
+{
+	for (size_t i = 0; i < v->nsentinels; i++)
+		if (!v->sentinels[i].deleting)
+			ctl_plan_instance(p, &v->sentinels[i], "config",
+			                  json_pack("{s:b}", API_INST_DROP_OLD_PASSWORDS, 1));
+}

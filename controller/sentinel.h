@@ -87,6 +87,16 @@ bool sentinel_start_switchover(const struct ctl_view *v, struct plan_state *s, s
  * data pod as a replica (Sentinel learns them from the master's INFO, every 10 s; until
  * then it has no replica to promote: -failover-abort-no-good-slave). */
 bool sentinel_ready(const struct ctl_view *v, const struct plan_state *s);
+/*
+ * A password rotation (plan.c step_password) reaches the sentinels too: their managers
+ * add the new default password as soon as their Secret volume shows it, and drop the
+ * old one on POST /v1/config {"dropOldPasswords": true}. sentinel_rotation_blocked: a
+ * sentinel pod (not being deleted) cannot be asked now (no IP, its manager not
+ * answering): the drop waits, as for a data pod. sentinel_drop_old_passwords: the
+ * requests, one per sentinel pod (none outside sentinel mode).
+ */
+bool sentinel_rotation_blocked(const struct ctl_view *v);
+void sentinel_drop_old_passwords(const struct ctl_view *v, struct ctl_plan *p);
 /* status.sentinels: one entry per sentinel pod. */
 json_t *sentinel_status(const struct ctl_view *v);
 

@@ -30,7 +30,9 @@
  *
  * All on the supervisor thread. The sentinels' password is the default user's
  * (--auth-dir/password), as the sentinel role's requirepass; it is re-read when the
- * sentinel pods are listed again.
+ * sentinel pods are listed again and when the manager's secret poll saw the files change
+ * (in->creds.stamp): a rotation's new password is used from the next connection on,
+ * while the sentinels accept the old and the new one (sentinel_run.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -61,6 +63,7 @@ struct inst_sentinels {
 	struct inst_sentinel_addr addr[INST_SENTINELS_MAX];
 	struct vk_conn *conn[INST_SENTINELS_MAX];
 	char *pw;
+	uint64_t pw_stamp; /* in->creds.stamp when pw was read */
 	bool hold, auto_fenced, last_failed;
 	bool confirmed_once; /* a majority named this server since the manager started */
 	int64_t hold_since, confirmed_at, step_at, discover_at;
@@ -117,6 +120,7 @@ static void read_pw(struct inst *in, struct inst_sentinels *s)
 		pw[--n] = '\0';
 	free_secret(s->pw);
 	s->pw = pw;
+	s->pw_stamp = in->creds.stamp;
 }
 
 /* Lists the sentinel pods; the connections are made again for the new list. */
@@ -153,6 +157,11 @@ static void ask(struct inst *in, struct inst_sentinels *s, struct inst_sentinel_
 	struct inst_sentinel_answer a[INST_SENTINELS_MAX] = { 0 };
 	bool failed = false;
 
+	if (s->pw_stamp != in->creds.stamp) {
+		read_pw(in, s);
+		for (size_t i = 0; i < s->n; i++)
+			vk_conn_set_auth(s->conn[i], NULL, s->pw);
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct vk_reply *r = NULL;
 		int rc = vk_command(s->conn[i], &r, NULL, "SENTINEL", "get-master-addr-by-name",

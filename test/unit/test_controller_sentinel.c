@@ -557,6 +557,50 @@ START_TEST(sentinel_cases)
 }
 END_TEST
 
+/* A password rotation past its grace: the old password is dropped on the sentinels (first:
+ * they switch sentinel-pass) and the data pods; a sentinel whose manager does not answer
+ * holds the drop back, as a data pod does. */
+static const struct {
+	const char *name;
+	bool silent; /* c-sentinel-2 does not answer */
+	const char *want;
+} rotations[] = {
+	{ "every pod answers", false,
+	  "config:c-sentinel-1 | config:c-sentinel-2 | config:c-sentinel-3 | config:c-1 | "
+	  "config:c-2 | config:c-3 | event:PasswordRotated | status:secretsResourceVersion" },
+	{ "a sentinel does not answer", true, "" },
+};
+
+START_TEST(rotation_reaches_sentinels)
+{
+	struct scenario s = { .pods = { P1, R2, R3 },
+		              .sens = THREE_ON(1),
+		              .status = "{\"currentPrimary\":\"c-1\",\"targetPrimary\":\"c-1\","
+		                        "\"secretsResourceVersion\":{\"c-auth\":\"1\"}}" };
+	struct world w;
+	struct ctl_plan p;
+	char *got;
+
+	s.sens[1].silent = rotations[_i].silent;
+	world_init(&w, &s);
+	w.v.auth_secret_rv = "2";
+	w.v.auth_secret_seen_mono = NOW_MONO - cfg.rotation_grace_ms - 1;
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	got = signature(&p);
+	ck_assert_msg(strcmp(got, rotations[_i].want) == 0, "%s:\n  want %s\n  got  %s",
+	              rotations[_i].name, rotations[_i].want, got);
+	for (size_t i = 0; i < p.n; i++)
+		if (p.acts[i].kind == CTL_ACT_INSTANCE &&
+		    strncmp(p.acts[i].name, "c-sentinel", 10) == 0)
+			ck_assert(json_is_true(
+			        json_object_get(p.acts[i].obj, API_INST_DROP_OLD_PASSWORDS)));
+	free(got);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
 /* The sentinel pod: PID 1 `instance --role sentinel`, emptyDir data, HTTPS with the
  * http-tls volume as a data pod (required, the annotation the poller reads), ports 26379
  * and 8000, label role=sentinel; the Services. */
@@ -857,6 +901,7 @@ static Suite *suite(void)
 	TCase *t = tcase_create("sentinel");
 
 	tcase_add_loop_test(t, sentinel_cases, 0, ARRAY_LEN(cases));
+	tcase_add_loop_test(t, rotation_reaches_sentinels, 0, ARRAY_LEN(rotations));
 	tcase_add_test(t, shapes);
 	tcase_add_test(t, move_keeps_the_pods);
 	tcase_add_test(t, network_policy_sentinel_port);

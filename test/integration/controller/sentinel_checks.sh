@@ -21,6 +21,11 @@
 #                        restart: a SIGKILL of its server is failed over by Sentinel
 #   t_sentinel_migrate_replica  the same from 2 instances: the old replica's manager
 #                        follows too, in the same pod
+#   t_sentinel_password  the auth Secret rotated: the sentinels take the new password
+#                        live (old and new valid, then only the new after the grace), no
+#                        sentinel restarted, the master never +sdown, currentPrimary and
+#                        the config epoch unchanged; then a SIGKILL of the primary's server
+#                        is failed over by Sentinel with a writer on the new password
 #   t_sentinel_migrate_crash  the primary's server SIGKILLed right after that patch,
 #                        before its manager follows: the sentinels come for the parked
 #                        server, its manager holds it down once they name it (hold-follow),
@@ -267,4 +272,85 @@ t_sentinel_migrate_crash() {
   [ "$($K -n $ns get pods -l redis.io/cluster=$name,redis.io/role=primary -o name | wc -l)" = 1 ] || fail "primary label"
   note "crash during the move: $old's server killed right after the patch, held down by its manager (hold-follow), Ready with $now as the primary after $((t1 - t0)) ms ($([ "$now" = "$old" ] && echo "restarted as primary after failoverTimeout: no replica existed" || echo "Sentinel promoted a replica")); data kept"
   note "$old's manager: $(grep -hE '"action":"(hold-follow|start-primary|start-replica)"' "$W/na/pods/$uid/logs/"*.log | cut -c1-220 | tr '\n' ' ')"
+}
+
+# t_sentinel_password: the auth Secret rotated reaches the sentinels live (docs/sentinel.md
+# "Passwords").
+proc_hostpid() { # NS POD COMM
+  local uid p; uid=$($K -n "$1" get pod "$2" -o jsonpath='{.metadata.uid}')
+  for p in $(cat "$CGROUP/$uid/cgroup.procs" 2>/dev/null); do
+    [ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$3" ] && { echo "$p"; return 0; }
+  done
+  return 1
+}
+sentinel_pids() { local p; for p in $(sentinel_pods "$1" "$2"); do proc_hostpid "$1" "$p" redis-sentinel || echo none; done | paste -sd' ' -; }
+sen_auth() { [ "$(timeout 3 redis-cli -h "$2" -p 26379 -a "$3" --no-auth-warning PING 2>&1)" = PONG ]; }
+sentinels_auth() { # NS NAME PASSWORD ok|fail
+  local p ip
+  for p in $(sentinel_pods "$1" "$2"); do
+    ip=$(pod_ip "$1" "$p")
+    if [ "$4" = ok ]; then sen_auth "$1" "$ip" "$3" || return 1; else ! sen_auth "$1" "$ip" "$3" || return 1; fi
+  done
+}
+# every sentinel sees the master up: flags exactly "master" (no s_down, o_down, failover)
+master_flags_ok() {
+  local p ip f
+  for p in $(sentinel_pods "$1" "$2"); do
+    ip=$(pod_ip "$1" "$p")
+    f=$(timeout 3 redis-cli -h "$ip" -p 26379 -a "$3" --no-auth-warning SENTINEL master mymaster | sed -n '/^flags$/{n;p}')
+    [ "$f" = master ] || { echo "$p: flags '$f'"; return 1; }
+  done
+}
+sentinel_log_count() { # NS NAME PATTERN: lines matching in the sentinel pods' logs
+  local p n=0 c
+  for p in $(sentinel_pods "$1" "$2"); do
+    c=$(cat "$W/na/pods/$($K -n "$1" get pod "$p" -o jsonpath='{.metadata.uid}')"/logs/*.log 2>/dev/null | grep -c -- "$3")
+    n=$((n + c))
+  done
+  echo $n
+}
+
+t_sentinel_password() {
+  local ns=$RUN-senpw name=senpw old new pids epoch prim sdown sw t0 t1 t2 pid oldip
+  newns $ns
+  mksentinel $ns $name
+  poll 180 sentinel_ready $ns $name || fail "not Ready: $(rc $ns $name '{.status.phase}')"
+  old=$(secret $ns $name-auth); new=rotated-$RANDOM-$RANDOM
+  pids=$(sentinel_pids $ns $name); prim=$(primary $ns $name)
+  case " $pids " in *" none "*) fail "no redis-sentinel process found in a sentinel pod: $pids" ;; esac
+  epoch=$(rc $ns $name '{.status.sentinels[*].configEpoch}')
+  sdown=$(sentinel_log_count $ns $name '+sdown master'); sw=$(sentinel_log_count $ns $name '+switch-master')
+  master_flags_ok $ns $name "$old" || fail "the master is not up before the rotation"
+  t0=$(ms)
+  $K -n $ns patch secret $name-auth --type=merge -p "{\"stringData\":{\"password\":\"$new\"}}" >/dev/null
+  poll 60 sentinels_auth $ns $name "$new" ok || { sentinel_logs $ns $name; fail "the new password is not accepted by every sentinel"; }
+  t1=$(ms)
+  sentinels_auth $ns $name "$old" ok || fail "a sentinel refused the old password before the grace"
+  note "auth Secret rotated: every sentinel accepts the new password after $((t1 - t0)) ms, the old one still"
+  poll 90 sentinels_auth $ns $name "$old" fail || { sentinel_logs $ns $name; fail "a sentinel still accepts the old password after the grace"; }
+  t2=$(ms)
+  sentinels_auth $ns $name "$new" ok || fail "a sentinel stopped accepting the new password"
+  note "old password refused by every sentinel $((t2 - t0)) ms after the change (grace 10s)"
+  poll 30 master_flags_ok $ns $name "$new" || fail "the master is not up after the rotation"
+  poll 60 sentinel_ready $ns $name || fail "not Ready after the rotation: $(rc $ns $name '{.status.sentinels}')"
+  [ "$(sentinel_pids $ns $name)" = "$pids" ] || fail "a sentinel restarted: pids $pids → $(sentinel_pids $ns $name)"
+  [ "$(primary $ns $name)" = "$prim" ] || fail "the primary moved during the rotation: $prim → $(primary $ns $name)"
+  [ "$(rc $ns $name '{.status.sentinels[*].configEpoch}')" = "$epoch" ] || fail "config epochs moved: $epoch → $(rc $ns $name '{.status.sentinels[*].configEpoch}')"
+  [ "$(sentinel_log_count $ns $name '+sdown master')" = "$sdown" ] || fail "+sdown master during the rotation"
+  [ "$(sentinel_log_count $ns $name '+switch-master')" = "$sw" ] || fail "+switch-master during the rotation"
+  ! events $ns | grep -qE 'SentinelFailover|FailoverStarted' || fail "a failover during the rotation: $(events $ns)"
+  note "rotation: sentinel pids, primary $prim and config epochs ($epoch) unchanged, no +sdown, the master's flags 'master' on every sentinel"
+  # a failover after the rotation still works (the sentinels reach the data pods and each other)
+  sentinel_writer $ns $name spw 120
+  sleep 2
+  oldip=$(pod_ip $ns $prim)
+  pid=$(server_hostpid $ns $prim) || { wstop spw; fail "no redis-server in $prim"; }
+  kill -9 "$pid"; t0=$(ms)
+  poll 60 eval '[ -n "$(primary '$ns' '$name')" ] && [ "$(primary '$ns' '$name')" != '$prim' ]' ||
+    { sentinel_logs $ns $name; wstop spw; fail "currentPrimary did not move after the rotation: $(rc $ns $name '{.status.sentinels}')"; }
+  t1=$(ms)
+  sentinels_say $ns $name "$(pod_ip $ns "$(primary $ns $name)")" || { wstop spw; fail "the sentinels do not all name $(primary $ns $name)"; }
+  poll 120 sentinel_ready $ns $name || { wstop spw; fail "not Ready after the failover: $(rc $ns $name '{.status.phase}')"; }
+  wstop spw >"$W/spw.result" || fail "writer: $(cat $W/spw.result)"
+  note "failover after the rotation: currentPrimary $prim → $(primary $ns $name) after $((t1 - t0)) ms; writer: $(cat $W/spw.result)"
 }
