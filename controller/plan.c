@@ -796,7 +796,7 @@ static bool step_switchover_request(const struct ctl_view *v, struct plan_state 
 	if (!want)
 		return true;
 	if (sentinel_mode(v) && strcmp(want, s->primary) != 0) {
-		if (sentinel_start_switchover(v, s, p, "requested", true, &why))
+		if (sentinel_start_switchover(v, s, p, "requested", true, want, &why))
 			return false;
 		ctl_plan_event(p, true, "SwitchoverWaiting", "switchover through Sentinel: %s",
 		               why);
@@ -889,7 +889,7 @@ static bool update_primary_sentinel(const struct ctl_view *v, struct plan_state 
 {
 	const char *why;
 
-	if (sentinel_start_switchover(v, s, p, "rolling update", false, &why))
+	if (sentinel_start_switchover(v, s, p, "rolling update", false, NULL, &why))
 		return false;
 	s->phase_reason = why;
 	ctl_plan_requeue(p, REQUEUE_SLOW_MS);
