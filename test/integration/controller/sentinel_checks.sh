@@ -21,6 +21,15 @@
 #                        restart: a SIGKILL of its server is failed over by Sentinel
 #   t_sentinel_migrate_replica  the same from 2 instances: the old replica's manager
 #                        follows too, in the same pod
+#   t_sentinel_switchover_to  switchover-to=<pod> twice (each other replica in turn):
+#                        the named pod becomes the primary, every data pod's
+#                        replica-priority is back to 100 after, no WAIT-1 write lost
+#   t_sentinel_rolling   a restart-input change (databases 16 → 20) under a WAIT-1 writer:
+#                        every data pod replaced, the primary last through its manager's
+#                        safe switchover (SENTINEL FAILOVER), no write lost, Ready
+#   t_sentinel_scale     spec.sentinel.count 3 → 5 → 3: CKQUORUM OK on every sentinel at
+#                        every sample, each sentinel counts exactly the sentinels that
+#                        exist at the end (SENTINEL RESET asked for the removed ones)
 #   t_sentinel_password  the auth Secret rotated: the sentinels take the new password
 #                        live (old and new valid, then only the new after the grace), no
 #                        sentinel restarted, the master never +sdown, currentPrimary and
@@ -353,4 +362,123 @@ t_sentinel_password() {
   poll 120 sentinel_ready $ns $name || { wstop spw; fail "not Ready after the failover: $(rc $ns $name '{.status.phase}')"; }
   wstop spw >"$W/spw.result" || fail "writer: $(cat $W/spw.result)"
   note "failover after the rotation: currentPrimary $prim → $(primary $ns $name) after $((t1 - t0)) ms; writer: $(cat $W/spw.result)"
+}
+
+# t_sentinel_switchover_to: the annotation naming a pod steers Sentinel to it
+# (instance/sentinel_steer.h): the other replicas' replica-priority 0 for the move.
+prios() { # NS NAME: every data pod's replica-priority, sorted
+  local p
+  for p in $($K -n "$1" get pods -l "redis.io/cluster=$2,app.kubernetes.io/component=database" -o jsonpath='{.items[*].metadata.name}'); do
+    opcli "$1" "$2" "$p" CONFIG GET replica-priority | tail -1
+  done | sort | paste -sd' ' -
+}
+t_sentinel_switchover_to() {
+  local ns=$RUN-sen name=sen old target round t0 t1
+  poll 120 sentinel_ready $ns $name || fail "not Ready (t_sentinel_create runs first)"
+  sentinel_writer $ns $name sst 240
+  sleep 2
+  for round in 1 2; do
+    old=$(primary $ns $name)
+    # the replica with the highest serial that is not the primary: each round another one
+    target=$($K -n $ns get pods -l redis.io/cluster=$name,redis.io/role=replica -o jsonpath='{.items[*].metadata.name}' | tr ' ' '\n' | sort | sed -n "${round}p")
+    [ -n "$target" ] || { wstop sst; fail "no replica to name"; }
+    t0=$(ms); $K -n $ns annotate rediscluster $name "redis.io/switchover-to=$target" --overwrite >/dev/null
+    poll 90 eval '[ "$(primary '$ns' '$name')" = '$target' ]' ||
+      { sentinel_logs $ns $name; wstop sst; fail "round $round: $target did not become the primary (primary $(primary $ns $name), events $(events $ns))"; }
+    t1=$(ms)
+    sentinels_say $ns $name "$(pod_ip $ns $target)" || { wstop sst; fail "the sentinels do not name $target"; }
+    poll 60 eval '[ "$(prios '$ns' '$name')" = "100 100 100" ]' || { wstop sst; fail "replica-priority not restored: $(prios $ns $name)"; }
+    poll 120 sentinel_ready $ns $name || { wstop sst; fail "not Ready after round $round: $(rc $ns $name '{.status.phase}')"; }
+    note "switchover-to=$target: $old → $target in $((t1 - t0)) ms; Sentinel saw the priorities after $(grep -ho '"waited_ms":"[0-9]*' "$W/na/pods/"*/logs/*.log 2>/dev/null | tail -1 | grep -o '[0-9]*$') ms; replica-priority back to 100 everywhere"
+  done
+  wstop sst >"$W/sst.result" || fail "writer: $(cat $W/sst.result)"
+  note "writer through both steered switchovers: $(cat $W/sst.result)"
+  ! events $ns | grep -qE 'FailoverStarted|SplitBrainFenced' || fail "the controller acted as a promoter: $(events $ns)"
+}
+
+data_pods() { $K -n "$1" get pods -l "redis.io/cluster=$2,app.kubernetes.io/component=database" -o jsonpath='{.items[*].metadata.name}'; }
+data_config_is() { # NS NAME DIRECTIVE VALUE: every data pod's server has it
+  local p
+  for p in $(data_pods "$1" "$2"); do
+    [ "$(opcli "$1" "$2" "$p" CONFIG GET "$3" | tail -1)" = "$4" ] || return 1
+  done
+}
+# none of the data pods' uids of before (UIDS: name=uid …) is left
+all_replaced() {
+  local now u; now=$(data_uids "$1" "$2")
+  for u in $3; do case " $now " in *" $u "*) return 1 ;; esac; done
+  [ "$(data_pods "$1" "$2" | wc -w)" = 3 ]
+}
+
+t_sentinel_rolling() {
+  local ns=$RUN-sen name=sen old uids t0 t1
+  poll 120 sentinel_ready $ns $name || fail "not Ready (t_sentinel_create runs first)"
+  old=$(primary $ns $name); uids=$(data_uids $ns $name)
+  sentinel_writer $ns $name sru 300
+  sleep 2
+  t0=$(ms); $K -n $ns patch rediscluster $name --type=merge -p '{"spec":{"redis":{"databases":"20"}}}' >/dev/null
+  poll 300 eval 'all_replaced '$ns' '$name' "'"$uids"'" && data_config_is '$ns' '$name' databases 20 && sentinel_ready '$ns' '$name ||
+    { sentinel_logs $ns $name; wstop sru; fail "rolling update did not finish: $(rc $ns $name '{.status.phase} {.status.phaseReason}'), pods $(data_uids $ns $name)"; }
+  t1=$(ms)
+  wstop sru >"$W/sru.result" || fail "writer: $(cat $W/sru.result)"
+  [ "$(primary $ns $name)" != "$old" ] || fail "the primary was not moved"
+  sentinels_say $ns $name "$(pod_ip $ns "$(primary $ns $name)")" || fail "the sentinels do not name $(primary $ns $name)"
+  events $ns | grep -q RollingUpdate || fail "no RollingUpdate event"
+  events $ns | grep -q SwitchoverStarted || fail "the primary was not moved through a switchover: $(events $ns)"
+  ! events $ns | grep -qE 'FailoverStarted|SplitBrainFenced' || fail "the controller acted as a promoter: $(events $ns)"
+  note "sentinel rolling update of 3 data pods (databases 16 → 20): $((t1 - t0)) ms, primary $old → $(primary $ns $name); writer: $(cat $W/sru.result)"
+}
+
+# every sentinel pod answers CKQUORUM OK
+ckquorum_all() {
+  local p
+  for p in $(sentinel_pods "$1" "$2"); do
+    [ -z "$($K -n "$1" get pod "$p" -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null)" ] || continue
+    scli "$1" "$2" "$(pod_ip "$1" "$p")" SENTINEL CKQUORUM mymaster | grep -q '^OK' || { echo "$p"; return 1; }
+  done
+}
+# every sentinel counts exactly N sentinels (itself and N-1 others)
+sentinels_count() {
+  local p n
+  for p in $(sentinel_pods "$1" "$2"); do
+    n=$(scli "$1" "$2" "$(pod_ip "$1" "$p")" SENTINEL master mymaster | sed -n '/^num-other-sentinels$/{n;p}')
+    [ "$n" = $(($3 - 1)) ] || return 1
+  done
+}
+# scale_to NS NAME COUNT: patch, then wait for COUNT sentinel pods that all count COUNT,
+# sampling CKQUORUM on every sentinel while it waits; prints the failed samples
+sample_scale() {
+  local ns=$1 name=$2 want=$3 end=$(( $(date +%s) + 240 )) bad=0 samples=0 who
+  while [ "$(date +%s)" -lt "$end" ]; do
+    samples=$((samples + 1))
+    if ! who=$(ckquorum_all $ns $name); then
+      # a sentinel pod just created answers only once it runs: not a quorum loss
+      [ -n "$who" ] && [ "$($K -n $ns get pod "$who" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ] && bad=$((bad + 1))
+    fi
+    if [ "$(sentinel_pods $ns $name | wc -w)" = "$want" ] && sentinels_count $ns $name $want && sentinel_ready5 $ns $name $want; then
+      echo "$samples $bad"; return 0
+    fi
+    sleep 1
+  done
+  echo "$samples $bad timeout"; return 1
+}
+sentinel_ready5() { ready "$1" "$2" && [ "$(svc_ips "$1" "$2-sentinel" | wc -w)" = "$3" ] && [ "$(cond "$1" "$2" SentinelsReady)" = True ]; }
+
+t_sentinel_scale() {
+  local ns=$RUN-sen name=sen r t0 t1 prim resets
+  poll 120 sentinel_ready $ns $name || fail "not Ready (t_sentinel_create runs first)"
+  prim=$(primary $ns $name); resets=$(events $ns | grep -o SentinelReset | wc -l)
+  t0=$(ms); $K -n $ns patch rediscluster $name --type=merge -p '{"spec":{"sentinel":{"count":5}}}' >/dev/null
+  r=$(sample_scale $ns $name 5) || { sentinel_logs $ns $name; fail "3 → 5 did not settle (samples/bad: $r): $(rc $ns $name '{.status.sentinels}')"; }
+  t1=$(ms)
+  [ "$(echo $r | awk '{print $2}')" = 0 ] || fail "CKQUORUM failed on a running sentinel during 3 → 5 (samples/bad: $r)"
+  [ "$($K -n $ns get pdb $name-sentinel -o jsonpath='{.spec.minAvailable}')" = 3 ] || fail "PDB minAvailable with 5 sentinels: $($K -n $ns get pdb $name-sentinel -o jsonpath='{.spec}')"
+  note "sentinels 3 → 5: settled in $((t1 - t0)) ms, every sentinel counts 5, CKQUORUM OK at each of $(echo $r | awk '{print $1}') samples"
+  t0=$(ms); $K -n $ns patch rediscluster $name --type=merge -p '{"spec":{"sentinel":{"count":3}}}' >/dev/null
+  r=$(sample_scale $ns $name 3) || { sentinel_logs $ns $name; fail "5 → 3 did not settle (samples/bad: $r): $(rc $ns $name '{.status.sentinels}')"; }
+  t1=$(ms)
+  [ "$(echo $r | awk '{print $2}')" = 0 ] || fail "CKQUORUM failed on a running sentinel during 5 → 3 (samples/bad: $r)"
+  [ "$(events $ns | grep -o SentinelReset | wc -l)" -gt "$resets" ] || fail "no SentinelReset for the removed sentinels: $(events $ns)"
+  [ "$(primary $ns $name)" = "$prim" ] || fail "the primary moved while scaling the sentinels: $prim → $(primary $ns $name)"
+  note "sentinels 5 → 3: settled in $((t1 - t0)) ms, no stale sentinel left in any view (each counts 3), CKQUORUM OK at each of $(echo $r | awk '{print $1}') samples"
 }
