@@ -609,7 +609,8 @@ static bool sw_wait(struct inst *in, int64_t known, int64_t deadline, struct vk_
 	}
 }
 
-/* A named target (the request's pod, host and port): every other replica's
+/* A named target (the request's pod; its host and port from the request, else from its
+ * Pod object): every other replica's
  * replica-priority 0, until the sentinel that will be asked sees it (sentinel_steer.h);
  * writes are not paused meanwhile. 0, or the HTTP status with msg. */
 static unsigned sw_steer(struct inst *in, struct inst_cmd *c, int k, int64_t deadline, char *msg,
@@ -621,9 +622,11 @@ static unsigned sw_steer(struct inst *in, struct inst_cmd *c, int k, int64_t dea
 	char waited[24];
 	unsigned st;
 
-	if (!c->req.host[0] || c->req.port <= 0) {
-		snprintf(msg, len, "a target pod needs its host and port");
-		return 400;
+	if ((!c->req.host[0] || c->req.port <= 0) &&
+	    inst_kube_pod_addr(in, c->req.pod, c->req.host, sizeof(c->req.host), &c->req.port, NULL,
+	                       &e) < 0) {
+		snprintf(msg, len, "the target pod: %s", e.msg);
+		return 409;
 	}
 	if (vk_info(in->server_conn, "replication", &info, &e) < 0) {
 		snprintf(msg, len, "%s", e.msg);
@@ -659,8 +662,10 @@ void inst_sentinel_switchover(struct inst *in, struct inst_cmd *c)
 		return sw_fail(in, c, 503, false, "no sentinel answers SENTINEL MASTER");
 	if (in->sen->steer.n)
 		return sw_fail(in, c, 409, false, "a steered switchover is still in progress");
-	if (c->req.pod[0] && (st = sw_steer(in, c, k, t0 + budget, msg, sizeof(msg))))
+	if (c->req.pod[0] &&
+	    (st = sw_steer(in, c, k, now_ms() + INST_STEER_SEEN_MS, msg, sizeof(msg))))
 		return sw_fail(in, c, st, false, msg);
+	t0 = now_ms(); /* the pause and the catch-up budget start now */
 	if (vk_client_pause_write(in->server_conn, pause, &e) < 0)
 		return sw_fail(in, c, 503, false, e.msg);
 	if (!sw_wait(in, known, t0 + budget, &info, why, sizeof(why))) {

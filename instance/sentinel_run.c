@@ -180,10 +180,19 @@ static int write_conf(struct sen *s, const char *primary, struct err *e)
 	return rc;
 }
 
-/* The default user's rules: every password valid now (old ones until dropped). */
+/* The default user's rules: every password valid now (old ones until dropped), all
+ * commands (a sentinel knows none of the data pods' denied ones: CONFIG, DEBUG…). */
 static void default_rules(struct sen *s, struct inst_strv *r)
 {
-	inst_acl_rules(INST_ACL_DEFAULT, true, &s->in->creds.default_all, NULL, 0, r);
+	const struct inst_pwset *pw = &s->in->creds.default_all;
+
+	inst_strv_push(r, "reset");
+	inst_strv_push(r, "on");
+	for (size_t i = 0; i < pw->n; i++)
+		inst_strv_pushf(r, "#%s", pw->hash[i]);
+	inst_strv_push(r, "~*");
+	inst_strv_push(r, "&*");
+	inst_strv_push(r, "+@all");
 }
 
 /* sentinel.conf's `user default` line from the passwords held now (before a start). */

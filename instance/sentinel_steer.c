@@ -21,8 +21,8 @@ static bool take(const char *k, const char *v, struct inst_steer_replica *out)
 	else if (strcmp(k, "slave-priority") == 0 && parse_int64(v, 0, INT64_MAX, &n, NULL) == 0)
 		out->priority = n;
 	else if (strcmp(k, "flags") == 0)
-		out->usable = !strstr(v, "s_down") && !strstr(v, "o_down") &&
-		              !strstr(v, "disconnected");
+		out->usable =
+		        !strstr(v, "s_down") && !strstr(v, "o_down") && !strstr(v, "disconnected");
 	else
 		return false;
 	return true;
@@ -50,8 +50,8 @@ static int parse_one(const struct vk_reply *r, struct inst_steer_replica *out, s
 	return 0;
 }
 
-int inst_steer_parse_replicas(const struct vk_reply *r, struct inst_steer_replica *out,
-                              size_t max, size_t *n, struct err *e)
+int inst_steer_parse_replicas(const struct vk_reply *r, struct inst_steer_replica *out, size_t max,
+                              size_t *n, struct err *e)
 {
 	size_t len = vk_reply_len(r), k = 0;
 

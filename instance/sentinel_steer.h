@@ -30,10 +30,10 @@
 #include "lib/err.h"
 #include "lib/valkey/conn.h"
 
-#define INST_STEER_SEEN_MS     15000 /* Sentinel's INFO period (10 s) and slack */
-#define INST_STEER_MAX         16    /* replicas steered or listed */
-#define INST_STEER_PRIO_DEF    "100" /* replica-priority when the spec sets none */
-#define INST_STEER_CHECK_MS    2000  /* a replica's manager checks its priority this often */
+#define INST_STEER_SEEN_MS  15000 /* Sentinel's INFO period (10 s) and slack */
+#define INST_STEER_MAX      16    /* replicas steered or listed */
+#define INST_STEER_PRIO_DEF "100" /* replica-priority when the spec sets none */
+#define INST_STEER_CHECK_MS 2000  /* a replica's manager checks its priority this often */
 
 /* One replica as SENTINEL REPLICAS lists it. */
 struct inst_steer_replica {
@@ -45,8 +45,8 @@ struct inst_steer_replica {
 
 /* SENTINEL REPLICAS <master> → out[0..*n) (at most max; more are ignored). -EPROTO when
  * it is not an array of field/value arrays with ip and port. */
-int inst_steer_parse_replicas(const struct vk_reply *r, struct inst_steer_replica *out,
-                              size_t max, size_t *n, struct err *e);
+int inst_steer_parse_replicas(const struct vk_reply *r, struct inst_steer_replica *out, size_t max,
+                              size_t *n, struct err *e);
 
 /* Sentinel would pick host:port now: it lists it usable with a priority above 0 and
  * every other usable replica with priority 0. Else false, and why says which one is not
@@ -72,7 +72,7 @@ struct inst_steer_state {
 		int port;
 		char prio[24];
 	} lowered[INST_STEER_MAX];
-	int64_t restore_at;            /* after SENTINEL FAILOVER: the pause bound */
+	int64_t restore_at;           /* after SENTINEL FAILOVER: the pause bound */
 	int64_t zero_since, check_at; /* a replica's guard (inst_steer_guard) */
 };
 

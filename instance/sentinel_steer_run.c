@@ -67,14 +67,14 @@ unsigned inst_steer_lower(struct inst *in, struct inst_steer_state *st, const st
 		found |= is_target(&info->replicas[i], host, port) &&
 		         strcmp(info->replicas[i].state, "online") == 0;
 	if (!found)
-		return say(why, len, 409, "the target %s:%d is not an online replica of the primary",
-		           host, port);
+		return say(why, len, 409,
+		           "the target %s:%d is not an online replica of the primary", host, port);
 	if (prio(in, host, port, NULL, have, sizeof(have), &e) < 0)
 		return say(why, len, 503, "the target %s:%d: %s", host, port, e.msg);
 	if (strcmp(have, "0") == 0)
 		return say(why, len, 409,
-		           "the target %s:%d has replica-priority 0: Sentinel never promotes it", host,
-		           port);
+		           "the target %s:%d has replica-priority 0: Sentinel never promotes it",
+		           host, port);
 	for (size_t i = 0; i < info->nreplicas && st->n < INST_STEER_MAX; i++) {
 		const struct vk_info_replica *r = &info->replicas[i];
 
@@ -160,8 +160,8 @@ void inst_steer_guard(struct inst *in, struct inst_steer_state *st, int64_t hold
 		                  &(struct vk_kv){ PRIO, want ? want : INST_STEER_PRIO_DEF }, 1,
 		                  &e) == 0)
 			log_warn("sentinel",
-			         "replica-priority 0 outlived a steered switchover: set back", "pod",
-			         in->set.pod_name, (char *)NULL);
+			         "replica-priority 0 outlived a steered switchover: set back",
+			         "pod", in->set.pod_name, (char *)NULL);
 		st->zero_since = 0;
 	}
 	buf_release(&have);

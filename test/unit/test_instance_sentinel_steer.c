@@ -16,10 +16,28 @@
 static void entry(struct buf *b, const char *ip, int port, const char *flags, const char *prio)
 {
 	char portx[16], name[64];
-	const char *kv[] = { "name", name, "ip", ip, "port", portx, "runid", "e97bcc62",
-		             "flags", flags, "link-pending-commands", "0", "role-reported", "slave",
-		             "master-link-status", "ok", "slave-priority", prio,
-		             "slave-repl-offset", "1", "replica-announced", "1" };
+	const char *kv[] = { "name",
+		             name,
+		             "ip",
+		             ip,
+		             "port",
+		             portx,
+		             "runid",
+		             "e97bcc62",
+		             "flags",
+		             flags,
+		             "link-pending-commands",
+		             "0",
+		             "role-reported",
+		             "slave",
+		             "master-link-status",
+		             "ok",
+		             "slave-priority",
+		             prio,
+		             "slave-repl-offset",
+		             "1",
+		             "replica-announced",
+		             "1" };
 	size_t n = sizeof(kv) / sizeof(kv[0]);
 
 	snprintf(portx, sizeof(portx), "%d", port);
@@ -55,18 +73,34 @@ static const struct {
 	const char *why; /* a piece of why when not seen */
 } seen_cases[] = {
 	{ "others at 0, target 100",
-	  { { "10.0.0.2", "slave", "0" }, { "10.0.0.3", "slave", "100" } }, 2, true, NULL },
+	  { { "10.0.0.2", "slave", "0" }, { "10.0.0.3", "slave", "100" } },
+	  2,
+	  true,
+	  NULL },
 	{ "another still at 100 (Sentinel's INFO not refreshed yet)",
-	  { { "10.0.0.2", "slave", "100" }, { "10.0.0.3", "slave", "100" } }, 2, false,
+	  { { "10.0.0.2", "slave", "100" }, { "10.0.0.3", "slave", "100" } },
+	  2,
+	  false,
 	  "10.0.0.2:6379 with replica-priority 100" },
 	{ "a stale replica down at 100: Sentinel cannot pick it",
 	  { { "10.0.0.9", "slave,s_down,disconnected", "100" }, { "10.0.0.3", "slave", "100" } },
-	  2, true, NULL },
-	{ "the target at 0", { { "10.0.0.2", "slave", "0" }, { "10.0.0.3", "slave", "0" } }, 2,
-	  false, "the target 10.0.0.3:6379 with replica-priority 0" },
-	{ "the target down", { { "10.0.0.3", "slave,s_down", "100" } }, 1, false,
+	  2,
+	  true,
+	  NULL },
+	{ "the target at 0",
+	  { { "10.0.0.2", "slave", "0" }, { "10.0.0.3", "slave", "0" } },
+	  2,
+	  false,
+	  "the target 10.0.0.3:6379 with replica-priority 0" },
+	{ "the target down",
+	  { { "10.0.0.3", "slave,s_down", "100" } },
+	  1,
+	  false,
 	  "down or disconnected" },
-	{ "the target not listed", { { "10.0.0.2", "slave", "0" } }, 1, false,
+	{ "the target not listed",
+	  { { "10.0.0.2", "slave", "0" } },
+	  1,
+	  false,
 	  "does not list the target" },
 	{ "no replica", { { 0 } }, 0, false, "does not list the target" },
 };
@@ -109,12 +143,12 @@ START_TEST(parse_fields)
 END_TEST
 
 static const char *const malformed[] = {
-	"+OK\r\n",                                          /* not an array */
-	"*1\r\n$2\r\nip\r\n",                               /* an entry is not an array */
+	"+OK\r\n",                                           /* not an array */
+	"*1\r\n$2\r\nip\r\n",                                /* an entry is not an array */
 	"*1\r\n*3\r\n$2\r\nip\r\n$1\r\n1\r\n$4\r\nport\r\n", /* odd pairs */
-	"*1\r\n*2\r\n$2\r\nip\r\n$8\r\n10.0.0.1\r\n",       /* no port */
-	"*1\r\n*2\r\n$4\r\nport\r\n$4\r\n6379\r\n",         /* no ip */
-	"*1\r\n*2\r\n$2\r\nip\r\n:1\r\n",                   /* a value not a string */
+	"*1\r\n*2\r\n$2\r\nip\r\n$8\r\n10.0.0.1\r\n",        /* no port */
+	"*1\r\n*2\r\n$4\r\nport\r\n$4\r\n6379\r\n",          /* no ip */
+	"*1\r\n*2\r\n$2\r\nip\r\n:1\r\n",                    /* a value not a string */
 };
 
 START_TEST(parse_malformed)
@@ -134,7 +168,8 @@ END_TEST
 /* More replicas than the array holds: the first max, no overflow. */
 START_TEST(parse_capped)
 {
-	struct rep many[3] = { { "10.0.0.1", "slave", "1" }, { "10.0.0.2", "slave", "1" },
+	struct rep many[3] = { { "10.0.0.1", "slave", "1" },
+		               { "10.0.0.2", "slave", "1" },
 		               { "10.0.0.3", "slave", "1" } };
 	struct inst_steer_replica r[2];
 	struct vk_reply *rep = replicas(many, 3);
@@ -152,12 +187,12 @@ static const struct {
 	int64_t zero_since, now;
 	bool stale;
 } stale_cases[] = {
-	{ "0", NULL, 1000, 1000 + 60000, true },    /* default 100 wanted, 0 past the hold */
-	{ "0", NULL, 1000, 1000 + 59999, false },   /* not yet */
-	{ "0", "0", 1000, 1000 + 600000, false },   /* the spec asks for 0 */
-	{ "0", "50", 1000, 1000 + 60000, true },    /* the spec's own value */
+	{ "0", NULL, 1000, 1000 + 60000, true },     /* default 100 wanted, 0 past the hold */
+	{ "0", NULL, 1000, 1000 + 59999, false },    /* not yet */
+	{ "0", "0", 1000, 1000 + 600000, false },    /* the spec asks for 0 */
+	{ "0", "50", 1000, 1000 + 60000, true },     /* the spec's own value */
 	{ "100", NULL, 1000, 1000 + 600000, false }, /* not 0 */
-	{ "0", NULL, 0, 600000, false },            /* not seen at 0 before */
+	{ "0", NULL, 0, 600000, false },             /* not seen at 0 before */
 };
 
 START_TEST(stale)
