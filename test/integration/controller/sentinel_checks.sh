@@ -329,6 +329,7 @@ t_sentinel_password() {
   case " $pids " in *" none "*) fail "no redis-sentinel process found in a sentinel pod: $pids" ;; esac
   epoch=$(rc $ns $name '{.status.sentinels[*].configEpoch}')
   sdown=$(sentinel_log_count $ns $name '+sdown master'); sw=$(sentinel_log_count $ns $name '+switch-master')
+  [ "$(sentinel_log_count $ns $name '+monitor master')" -gt 0 ] || fail "the sentinels' logs are not readable: the +sdown check would see nothing"
   master_flags_ok $ns $name "$old" || fail "the master is not up before the rotation"
   t0=$(ms)
   $K -n $ns patch secret $name-auth --type=merge -p "{\"stringData\":{\"password\":\"$new\"}}" >/dev/null
