@@ -297,15 +297,14 @@ const char *sentinel_target_refusal(const struct plan_state *s, const struct ctl
 }
 
 /* The /v1/switchover body: host:port of a linked replica; with the target named, its pod
- * too (the primary's manager then steers Sentinel to it). */
+ * alone (the contract takes one of the two; the primary's manager reads the pod's
+ * address and steers Sentinel to it). */
 static json_t *switchover_body(const struct ctl_pod *to, bool named)
 {
-	struct api_inst_request r = { .op = API_INST_SWITCHOVER,
-		                      .host = to->ip,
-		                      .port = CTL_PORT_REDIS,
-		                      .http_port = CTL_PORT_HTTP,
-		                      .pod = named ? to->name : NULL };
+	struct api_inst_request r = { .op = API_INST_SWITCHOVER, .pod = to->name };
 
+	if (!named)
+		return ctl_body_switchover(to->ip, CTL_PORT_REDIS, CTL_PORT_HTTP);
 	return api_inst_request_encode(&r);
 }
 

@@ -473,7 +473,7 @@ t_sentinel_scale() {
   r=$(sample_scale $ns $name 5) || { sentinel_logs $ns $name; fail "3 → 5 did not settle (samples/bad: $r): $(rc $ns $name '{.status.sentinels}')"; }
   t1=$(ms)
   [ "$(echo $r | awk '{print $2}')" = 0 ] || fail "CKQUORUM failed on a running sentinel during 3 → 5 (samples/bad: $r)"
-  [ "$($K -n $ns get pdb $name-sentinel -o jsonpath='{.spec.minAvailable}')" = 3 ] || fail "PDB minAvailable with 5 sentinels: $($K -n $ns get pdb $name-sentinel -o jsonpath='{.spec}')"
+  poll 30 eval '[ "$($K -n '$ns' get pdb '$name'-sentinel -o jsonpath="{.spec.minAvailable}")" = 3 ]' || fail "PDB minAvailable with 5 sentinels: $($K -n $ns get pdb $name-sentinel -o jsonpath='{.spec}')"
   note "sentinels 3 → 5: settled in $((t1 - t0)) ms, every sentinel counts 5, CKQUORUM OK at each of $(echo $r | awk '{print $1}') samples"
   t0=$(ms); $K -n $ns patch rediscluster $name --type=merge -p '{"spec":{"sentinel":{"count":3}}}' >/dev/null
   r=$(sample_scale $ns $name 3) || { sentinel_logs $ns $name; fail "5 → 3 did not settle (samples/bad: $r): $(rc $ns $name '{.status.sentinels}')"; }
