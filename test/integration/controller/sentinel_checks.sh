@@ -392,7 +392,7 @@ t_sentinel_switchover_to() {
     poll 120 sentinel_ready $ns $name || { wstop sst; fail "not Ready after round $round: $(rc $ns $name '{.status.phase}')"; }
     note "switchover-to=$target: $old → $target in $((t1 - t0)) ms; Sentinel saw the priorities after $(grep -ho '"waited_ms":"[0-9]*' "$W/na/pods/"*/logs/*.log 2>/dev/null | tail -1 | grep -o '[0-9]*$') ms; replica-priority back to 100 everywhere"
   done
-  wstop sst >"$W/sst.result" || fail "writer: $(cat $W/sst.result)"
+  wstop sst >"$W/sst.result" || { sentinel_logs $ns $name; cp "$W/$ns.logs" /tmp/sst-$RUN.logs 2>/dev/null; fail "writer: $(cat $W/sst.result)"; }
   note "writer through both steered switchovers: $(cat $W/sst.result)"
   ! events $ns | grep -qE 'FailoverStarted|SplitBrainFenced' || fail "the controller acted as a promoter: $(events $ns)"
 }
