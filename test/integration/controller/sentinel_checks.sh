@@ -390,10 +390,10 @@ t_sentinel_switchover_to() {
     sentinels_say $ns $name "$(pod_ip $ns $target)" || { wstop sst; fail "the sentinels do not name $target"; }
     poll 60 eval '[ "$(prios '$ns' '$name')" = "100 100 100" ]' || { wstop sst; fail "replica-priority not restored: $(prios $ns $name)"; }
     poll 120 sentinel_ready $ns $name || { wstop sst; fail "not Ready after round $round: $(rc $ns $name '{.status.phase}')"; }
-    note "switchover-to=$target: $old → $target in $((t1 - t0)) ms; Sentinel saw the priorities after $(grep -ho '"waited_ms":"[0-9]*' "$W/na/pods/"*/logs/*.log 2>/dev/null | tail -1 | grep -o '[0-9]*$') ms; replica-priority back to 100 everywhere"
+    note "switchover-to=$target: $old → $target in $((t1 - t0)) ms; replica-priority back to 100 everywhere"
   done
   wstop sst >"$W/sst.result" || { sentinel_logs $ns $name; cp "$W/$ns.logs" /tmp/sst-$RUN.logs 2>/dev/null; fail "writer: $(cat $W/sst.result)"; }
-  note "writer through both steered switchovers: $(cat $W/sst.result)"
+  note "writer through both steered switchovers: $(cat $W/sst.result); Sentinel saw the lowered priorities after $(grep -ho '"waited_ms":"[0-9]*' "$W/na/pods/"*/logs/*.log 2>/dev/null | grep -o '[0-9]*$' | paste -sd' ' -) ms"
   ! events $ns | grep -qE 'FailoverStarted|SplitBrainFenced' || fail "the controller acted as a promoter: $(events $ns)"
 }
 
@@ -411,11 +411,20 @@ all_replaced() {
   [ "$(data_pods "$1" "$2" | wc -w)" = 3 ]
 }
 
+# sentinel_writer_file NS NAME TAG SECONDS: the writer over $W/ips-TAG, which a loop keeps
+# at the data pods' current IPs (a rolling update gives the new pods new IPs)
+sentinel_writer_file() {
+  rm -f "$W/stop-$3"; data_ips "$1" "$2" >"$W/ips-$3"
+  ( while [ ! -f "$W/stop-$3" ]; do data_ips "$1" "$2" >"$W/ips-$3.new" 2>/dev/null && mv "$W/ips-$3.new" "$W/ips-$3"; sleep 1; done ) &
+  "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" "@$W/ips-$3" >"$W/writer-$3.out" 2>&1 &
+  WPID=$!
+}
+
 t_sentinel_rolling() {
   local ns=$RUN-sen name=sen old uids t0 t1
   poll 120 sentinel_ready $ns $name || fail "not Ready (t_sentinel_create runs first)"
   old=$(primary $ns $name); uids=$(data_uids $ns $name)
-  sentinel_writer $ns $name sru 300
+  sentinel_writer_file $ns $name sru 300
   sleep 2
   t0=$(ms); $K -n $ns patch rediscluster $name --type=merge -p '{"spec":{"redis":{"databases":"20"}}}' >/dev/null
   poll 300 eval 'all_replaced '$ns' '$name' "'"$uids"'" && data_config_is '$ns' '$name' databases 20 && sentinel_ready '$ns' '$name ||

@@ -4,6 +4,11 @@
  * test/integration/controller.sh.
  *
  *   controller-it-writer SECONDS PASSWORD STOPFILE IP [IP...]
+ *   controller-it-writer SECONDS PASSWORD STOPFILE @FILE
+ *
+ * With @FILE the endpoints are the IPs in FILE (whitespace-separated), read again each
+ * time every endpoint failed in turn: pods replaced by a rolling update get new IPs, and
+ * the test keeps the file current.
  *
  * Each step sends SET w:<n> <n> and WAIT 1 250 to the endpoint that last accepted a
  * write, moving to the next one on any error (READONLY, a refused, closed or paused
@@ -33,6 +38,7 @@ struct ep {
 };
 
 static const char *password;
+static char hostbuf[MAX_EPS][64];
 
 static double now_ms(void)
 {
@@ -158,21 +164,46 @@ static bool stop_requested(const char *file)
 	return stat(file, &st) == 0;
 }
 
+/* The endpoints from FILE (at most MAX_EPS); their connections are dropped. */
+static int load_eps(const char *file, struct ep *eps, int neps)
+{
+	FILE *f = fopen(file, "r");
+	int n = 0;
+
+	for (int i = 0; i < neps; i++)
+		drop(&eps[i]);
+	if (!f)
+		return neps;
+	while (n < MAX_EPS && fscanf(f, "%63s", hostbuf[n]) == 1) {
+		eps[n].host = hostbuf[n];
+		n++;
+	}
+	fclose(f);
+	return n ? n : neps;
+}
+
 int main(int argc, char **argv)
 {
 	struct ep eps[MAX_EPS] = { 0 };
 	long *acked, nacked = 0, unacked = 0, n = 0, lost = -1, unreadable = 0;
 	double end, last_ok, gap = 0;
+	const char *file;
 	int neps, cur = 0;
 
 	if (argc < 5) {
-		fprintf(stderr, "usage: %s SECONDS PASSWORD STOPFILE IP [IP...]\n", argv[0]);
+		fprintf(stderr, "usage: %s SECONDS PASSWORD STOPFILE IP [IP...] | @FILE\n",
+		        argv[0]);
 		return 2;
 	}
 	password = argv[2];
+	file = argv[4][0] == '@' ? argv[4] + 1 : NULL;
 	neps = argc - 4 > MAX_EPS ? MAX_EPS : argc - 4;
 	for (int i = 0; i < neps; i++)
 		eps[i].host = argv[4 + i];
+	if (file && (neps = load_eps(file, eps, 0)) == 0) {
+		fprintf(stderr, "%s: no endpoint\n", file);
+		return 2;
+	}
 	acked = calloc(MAX_KEYS, sizeof(*acked));
 	end = now_ms() + strtod(argv[1], NULL) * 1000;
 	last_ok = now_ms();
@@ -181,6 +212,8 @@ int main(int argc, char **argv)
 
 		if (rc < 0) {
 			cur = (cur + 1) % neps;
+			if (cur == 0 && file)
+				neps = load_eps(file, eps, neps);
 			continue;
 		}
 		if (now_ms() - last_ok > gap)
@@ -198,6 +231,8 @@ int main(int argc, char **argv)
 		if (lost < 0) {
 			struct timespec ts = { 0, 200 * 1000 * 1000 };
 
+			if (file)
+				neps = load_eps(file, eps, neps);
 			nanosleep(&ts, NULL);
 		}
 	}
