@@ -455,22 +455,29 @@ sentinels_count() {
     [ "$n" = $(($3 - 1)) ] || return 1
   done
 }
-# scale_to NS NAME COUNT: patch, then wait for COUNT sentinel pods that all count COUNT,
-# sampling CKQUORUM on every sentinel while it waits; prints the failed samples
+# quorum_sampler NS NAME FILE: CKQUORUM on every running sentinel, one line per round into
+# FILE ("ok", or "bad <pod>" for a Ready sentinel, not being deleted when read after the
+# failure, that failed it: a sentinel pod just created answers only once it runs, and a
+# removed one stops answering once its deletion started), until FILE.stop exists
+quorum_sampler() {
+  local who
+  while [ ! -f "$3.stop" ]; do
+    if who=$(ckquorum_all "$1" "$2"); then echo ok
+    elif [ -n "$who" ] && [ "$($K -n "$1" get pod "$who" -o jsonpath='{.metadata.deletionTimestamp}/{.status.conditions[?(@.type=="Ready")].status}' 2>/dev/null)" = /True ]; then echo "bad $who"
+    else echo "starting $who"; fi
+    sleep 0.5
+  done >"$3"
+}
+settled_at() { [ "$(sentinel_pods "$1" "$2" | wc -w)" = "$3" ] && sentinels_count "$1" "$2" "$3" && sentinel_ready5 "$1" "$2" "$3"; }
+# sample_scale NS NAME COUNT: waits until COUNT sentinels all count COUNT while a sampler
+# runs; prints "samples bad"
 sample_scale() {
-  local ns=$1 name=$2 want=$3 end=$(( $(date +%s) + 240 )) bad=0 samples=0 who
-  while [ "$(date +%s)" -lt "$end" ]; do
-    samples=$((samples + 1))
-    if ! who=$(ckquorum_all $ns $name); then
-      # a sentinel pod just created answers only once it runs: not a quorum loss
-      [ -n "$who" ] && [ "$($K -n $ns get pod "$who" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ] && bad=$((bad + 1))
-    fi
-    if [ "$(sentinel_pods $ns $name | wc -w)" = "$want" ] && sentinels_count $ns $name $want && sentinel_ready5 $ns $name $want; then
-      echo "$samples $bad"; return 0
-    fi
-    sleep 1
-  done
-  echo "$samples $bad timeout"; return 1
+  local f="$W/quorum-$3" sp rc=0
+  rm -f "$f" "$f.stop"; quorum_sampler "$1" "$2" "$f" & sp=$!
+  poll 240 settled_at "$1" "$2" "$3" || rc=1
+  touch "$f.stop"; wait "$sp"
+  echo "$(grep -c . "$f") $(grep -c '^bad' "$f")"
+  return $rc
 }
 sentinel_ready5() { ready "$1" "$2" && [ "$(svc_ips "$1" "$2-sentinel" | wc -w)" = "$3" ] && [ "$(cond "$1" "$2" SentinelsReady)" = True ]; }
 
@@ -483,12 +490,12 @@ t_sentinel_scale() {
   t1=$(ms)
   [ "$(echo $r | awk '{print $2}')" = 0 ] || fail "CKQUORUM failed on a running sentinel during 3 → 5 (samples/bad: $r)"
   poll 30 eval '[ "$($K -n '$ns' get pdb '$name'-sentinel -o jsonpath="{.spec.minAvailable}")" = 3 ]' || fail "PDB minAvailable with 5 sentinels: $($K -n $ns get pdb $name-sentinel -o jsonpath='{.spec}')"
-  note "sentinels 3 → 5: settled in $((t1 - t0)) ms, every sentinel counts 5, CKQUORUM OK at each of $(echo $r | awk '{print $1}') samples"
+  note "sentinels 3 → 5: settled in $((t1 - t0)) ms, every sentinel counts 5, CKQUORUM OK at each of $(echo $r | awk '{print $1}') samples of every running sentinel"
   t0=$(ms); $K -n $ns patch rediscluster $name --type=merge -p '{"spec":{"sentinel":{"count":3}}}' >/dev/null
   r=$(sample_scale $ns $name 3) || { sentinel_logs $ns $name; fail "5 → 3 did not settle (samples/bad: $r): $(rc $ns $name '{.status.sentinels}')"; }
   t1=$(ms)
   [ "$(echo $r | awk '{print $2}')" = 0 ] || fail "CKQUORUM failed on a running sentinel during 5 → 3 (samples/bad: $r)"
   [ "$(events $ns | grep -o SentinelReset | wc -l)" -gt "$resets" ] || fail "no SentinelReset for the removed sentinels: $(events $ns)"
   [ "$(primary $ns $name)" = "$prim" ] || fail "the primary moved while scaling the sentinels: $prim → $(primary $ns $name)"
-  note "sentinels 5 → 3: settled in $((t1 - t0)) ms, no stale sentinel left in any view (each counts 3), CKQUORUM OK at each of $(echo $r | awk '{print $1}') samples"
+  note "sentinels 5 → 3: settled in $((t1 - t0)) ms, no stale sentinel left in any view (each counts 3), CKQUORUM OK at each of $(echo $r | awk '{print $1}') samples of every running sentinel"
 }
