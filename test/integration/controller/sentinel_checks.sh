@@ -441,10 +441,12 @@ t_sentinel_rolling() {
 
 # every sentinel pod answers CKQUORUM OK
 ckquorum_all() {
-  local p
+  local p st
   for p in $(sentinel_pods "$1" "$2"); do
-    [ -z "$($K -n "$1" get pod "$p" -o jsonpath='{.metadata.deletionTimestamp}' 2>/dev/null)" ] || continue
-    scli "$1" "$2" "$(pod_ip "$1" "$p")" SENTINEL CKQUORUM mymaster | grep -q '^OK' || { echo "$p"; return 1; }
+    # being deleted, or no IP (not started, or the read failed): not asked
+    st=$($K -n "$1" get pod "$p" -o jsonpath='{.metadata.deletionTimestamp}/{.status.podIP}' 2>/dev/null)
+    case "$st" in /?*) ;; *) continue ;; esac
+    scli "$1" "$2" "${st#/}" SENTINEL CKQUORUM mymaster | grep -q '^OK' || { echo "$p"; return 1; }
   done
 }
 # every sentinel counts exactly N sentinels (itself and N-1 others)
