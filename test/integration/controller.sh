@@ -114,7 +114,7 @@ check "sentinel mode: a deleted sentinel pod is recreated, Ready again, the sent
 check "sentinel mode: switchover by annotation: the primary's manager pauses writes until the replicas have its offset, then Sentinel moves the master; no WAIT-1 write lost" t_sentinel_switchover
 check "sentinel mode: switchover-to=<pod> twice: the named replica becomes the primary (the others' replica-priority 0 for the move, restored after), no WAIT-1 write lost" t_sentinel_switchover_to
 check "sentinel mode: rolling update under a WAIT-1 writer: every data pod replaced, the primary last through SENTINEL FAILOVER, no write lost" t_sentinel_rolling
-check "sentinel mode: spec.sentinel.count 3 → 5 → 3: CKQUORUM OK throughout, no stale sentinel left in any view" t_sentinel_scale
+check "sentinel mode: spec.sentinel.count 3 → 5 → 3: enough sentinels with CKQUORUM OK for a failover throughout, no stale sentinel left in any view" t_sentinel_scale
 check "sentinel mode: the auth Secret rotated: the sentinels take the new password live, then drop the old one; no restart, no +sdown, no failover; a failover after it works" t_sentinel_password
 check "sentinel mode: SIGKILL of the primary's server: Sentinel promotes, currentPrimary/labels/leader follow, no WAIT-1 write lost" t_sentinel_failover
 check "sentinel mode: the primary's pod deleted: not recreated before Sentinel promotes, back as a replica, no WAIT-1 write lost" t_sentinel_delete
