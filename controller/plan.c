@@ -722,7 +722,8 @@ static bool step_live(const struct ctl_view *v, struct plan_state *s, struct ctl
  * The auth Secret changed: the instance managers add the new password as soon as their
  * Secret volume shows it (old and new both work), and the connection Secret follows
  * (step_connection). Once every pod had the rotation grace to see it, the old password
- * is dropped everywhere, and the Secret's resourceVersion is recorded in the status.
+ * is dropped everywhere (the sentinel pods first: controller/sentinel.h), and the
+ * Secret's resourceVersion is recorded in the status.
  */
 static bool step_password(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p)
 {
@@ -752,6 +753,11 @@ static bool step_password(const struct ctl_view *v, struct plan_state *s, struct
 				return true; /* every pod first: a pod left out keeps the old one */
 			}
 		}
+		if (sentinel_rotation_blocked(v)) {
+			ctl_plan_requeue(p, REQUEUE_SLOW_MS);
+			return true;
+		}
+		sentinel_drop_old_passwords(v, p); /* first: they switch sentinel-pass */
 		for (size_t i = 0; i < v->npods; i++) {
 			if (v->pods[i].deleting)
 				continue;
@@ -792,7 +798,7 @@ static bool step_switchover_request(const struct ctl_view *v, struct plan_state 
 	if (!want)
 		return true;
 	if (sentinel_mode(v) && strcmp(want, s->primary) != 0) {
-		if (sentinel_start_switchover(v, s, p, "requested", true, &why))
+		if (sentinel_start_switchover(v, s, p, "requested", true, want, &why))
 			return false;
 		ctl_plan_event(p, true, "SwitchoverWaiting", "switchover through Sentinel: %s",
 		               why);
@@ -885,7 +891,7 @@ static bool update_primary_sentinel(const struct ctl_view *v, struct plan_state 
 {
 	const char *why;
 
-	if (sentinel_start_switchover(v, s, p, "rolling update", false, &why))
+	if (sentinel_start_switchover(v, s, p, "rolling update", false, NULL, &why))
 		return false;
 	s->phase_reason = why;
 	ctl_plan_requeue(p, REQUEUE_SLOW_MS);

@@ -244,36 +244,107 @@ static const char *cannot_ask(const struct ctl_view *v, const struct plan_state 
 	return NULL;
 }
 
-bool sentinel_start_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
-                               const char *reason, bool clear_annotation, const char **why)
+/* --- a named target (switchover-to=<pod>): the rules, first match refuses ---------------- */
+
+static bool t_missing(const struct ctl_pod *t, const struct plan_state *s)
 {
+	return !t || t == s->primary_pod;
+}
+static bool t_going(const struct ctl_pod *t, const struct plan_state *s)
+{
+	(void)s;
+	return t->deleting;
+}
+static bool t_no_ip(const struct ctl_pod *t, const struct plan_state *s)
+{
+	(void)s;
+	return !t->ip;
+}
+static bool t_silent(const struct ctl_pod *t, const struct plan_state *s)
+{
+	(void)s;
+	return !ctl_inst_ok(&t->inst);
+}
+static bool t_not_replica(const struct ctl_pod *t, const struct plan_state *s)
+{
+	(void)s;
+	return strcmp(t->inst.state, "replica") != 0;
+}
+static bool t_unlinked(const struct ctl_pod *t, const struct plan_state *s)
+{
+	(void)s;
+	return strcmp(t->inst.link, API_INST_LINK_UP) != 0;
+}
+
+const char *sentinel_target_refusal(const struct plan_state *s, const struct ctl_pod *t)
+{
+	static const struct {
+		bool (*refuses)(const struct ctl_pod *t, const struct plan_state *s);
+		const char *why;
+	} rules[] = {
+		{ t_missing, "the target is not a replica pod of this cluster" },
+		{ t_going, "the target is being deleted" },
+		{ t_no_ip, "the target has no IP yet" },
+		{ t_silent, "the target's manager does not answer" },
+		{ t_not_replica, "the target is not a replica" },
+		{ t_unlinked, "the target's link to the primary is down" },
+	};
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++)
+		if (rules[i].refuses(t, s))
+			return rules[i].why;
+	return NULL;
+}
+
+/* The /v1/switchover body: host:port of a linked replica; with the target named, its pod
+ * alone (the contract takes one of the two; the primary's manager reads the pod's
+ * address and steers Sentinel to it). */
+static json_t *switchover_body(const struct ctl_pod *to, bool named)
+{
+	struct api_inst_request r = { .op = API_INST_SWITCHOVER, .pod = to->name };
+
+	if (!named)
+		return ctl_body_switchover(to->ip, CTL_PORT_REDIS, CTL_PORT_HTTP);
+	return api_inst_request_encode(&r);
+}
+
+bool sentinel_start_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
+                               const char *reason, bool clear_annotation, const char *target,
+                               const char **why)
+{
+	bool named = target && strcmp(target, "auto") != 0;
 	struct sentinel_facts f;
 	const struct ctl_pod *sp, *to;
 	char now[CTL_TIME_MAX];
+	json_t *st;
 
 	sentinel_judge(v, &f);
 	if ((*why = cannot_ask(v, s, &f)))
 		return false;
 	sp = sentinel_to_ask(v);
-	to = a_linked_replica(v, s);
+	to = named ? ctl_view_pod(v, target) : a_linked_replica(v, s);
+	if (named && (*why = sentinel_target_refusal(s, to)))
+		return false;
 	if (!to) {
 		*why = "no linked replica has an IP";
 		return false;
 	}
 	rfc3339_format(v->now_wall_ms, RFC3339_SECONDS, now);
 	ctl_plan_instance(p, s->primary_pod, CTL_SENTINEL_OP_SWITCHOVER,
-	                  ctl_body_switchover(to->ip, CTL_PORT_REDIS, CTL_PORT_HTTP));
-	ctl_plan_status(p,
-	                json_pack("{s:{s:s,s:s,s:s,s:s}}", "failover", "phase", CTL_FO_SWITCHOVER,
-	                          "from", s->primary, "reason", reason, "startedAt", now));
+	                  switchover_body(to, named));
+	st = json_pack("{s:s,s:s,s:s,s:s}", "phase", CTL_FO_SWITCHOVER, "from", s->primary,
+	               "reason", reason, "startedAt", now);
+	if (named)
+		json_object_set_new(st, "to", json_string(to->name));
+	ctl_plan_status(p, json_pack("{s:o}", "failover", st));
 	if (clear_annotation)
 		ctl_plan_add(p, CTL_ACT_CLUSTER)->obj =
 		        json_pack("{s:{s:{s:n}}}", "metadata", "annotations", CTL_ANN_SWITCHOVER);
 	ctl_plan_event(p, false, "SwitchoverStarted",
 	               "asked %s's manager to pause writes until every replica has its offset, "
-	               "then Sentinel (through %s's view) to move the master: %s; Sentinel "
-	               "picks the replica",
-	               s->primary, sp->name, reason);
+	               "then Sentinel (through %s's view) to move the master: %s; %s%s",
+	               s->primary, sp->name, reason,
+	               named ? "steered to " : "Sentinel picks the replica", named ? to->name : "");
 	s->phase = "Switching over through Sentinel";
 	s->progressing = true;
 	ctl_plan_requeue(p, 500);
@@ -503,4 +574,23 @@ json_t *sentinel_status(const struct ctl_view *v)
 		if (!v->sentinels[i].deleting)
 			json_array_append_new(a, sentinel_entry(v, &v->sentinels[i]));
 	return a;
+}
+
+bool sentinel_rotation_blocked(const struct ctl_view *v)
+{
+	for (size_t i = 0; i < v->nsentinels; i++) {
+		const struct ctl_pod *sp = &v->sentinels[i];
+
+		if (!sp->deleting && (!sp->ip || !ctl_inst_ok(&sp->inst)))
+			return true;
+	}
+	return false;
+}
+
+void sentinel_drop_old_passwords(const struct ctl_view *v, struct ctl_plan *p)
+{
+	for (size_t i = 0; i < v->nsentinels; i++)
+		if (!v->sentinels[i].deleting)
+			ctl_plan_instance(p, &v->sentinels[i], "config",
+			                  json_pack("{s:b}", API_INST_DROP_OLD_PASSWORDS, 1));
 }

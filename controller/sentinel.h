@@ -81,12 +81,32 @@ bool sentinel_holds_primary(const struct ctl_view *v, const struct plan_state *s
  * in the plan (the annotation cleared too when clear_annotation).
  */
 bool sentinel_start_switchover(const struct ctl_view *v, struct plan_state *s, struct ctl_plan *p,
-                               const char *reason, bool clear_annotation, const char **why);
+                               const char *reason, bool clear_annotation, const char *target,
+                               const char **why);
+/*
+ * A named target (switchover-to=<pod>; target above, NULL or "auto": Sentinel picks):
+ * why it cannot be steered to now, NULL when it can. The rules, first match refuses:
+ * not a data pod of the cluster or the primary itself, being deleted, no IP, its manager
+ * not answering, not a replica, its link to the primary down. The primary's manager
+ * then lowers every other replica's replica-priority to 0 for the move
+ * (instance/sentinel_steer.h); status.failover.to names the target.
+ */
+const char *sentinel_target_refusal(const struct plan_state *s, const struct ctl_pod *t);
 /* Readiness of the sentinel side for the Ready condition: every sentinel Ready (each
  * one's CKQUORUM ok), their master the current primary, and each knowing every other
  * data pod as a replica (Sentinel learns them from the master's INFO, every 10 s; until
  * then it has no replica to promote: -failover-abort-no-good-slave). */
 bool sentinel_ready(const struct ctl_view *v, const struct plan_state *s);
+/*
+ * A password rotation (plan.c step_password) reaches the sentinels too: their managers
+ * add the new default password as soon as their Secret volume shows it, and drop the
+ * old one on POST /v1/config {"dropOldPasswords": true}. sentinel_rotation_blocked: a
+ * sentinel pod (not being deleted) cannot be asked now (no IP, its manager not
+ * answering): the drop waits, as for a data pod. sentinel_drop_old_passwords: the
+ * requests, one per sentinel pod (none outside sentinel mode).
+ */
+bool sentinel_rotation_blocked(const struct ctl_view *v);
+void sentinel_drop_old_passwords(const struct ctl_view *v, struct ctl_plan *p);
 /* status.sentinels: one entry per sentinel pod. */
 json_t *sentinel_status(const struct ctl_view *v);
 

@@ -344,11 +344,14 @@ static enum MHD_Result h_sen_readyz(struct inst *in, struct MHD_Connection *c, s
 	return httpd_reply_json(c, ready ? 200 : 503, json_pack("{s:b}", "ready", ready));
 }
 
-/* A sentinel manager runs only the sentinel ops, a data manager never. */
+/* A sentinel manager runs only the sentinel ops and config (dropOldPasswords:
+ * sentinel_run.c), a data manager never the sentinel ops. */
 static bool op_served(const struct inst *in, int op)
 {
 	bool sentinel_op = op == INST_OP_SENTINEL_FAILOVER || op == INST_OP_SENTINEL_RESET;
 
+	if (op == INST_OP_CONFIG)
+		return true;
 	return op >= 0 && sentinel_op == (in->sentinel_api != NULL);
 }
 

@@ -46,6 +46,8 @@ struct inst_sentinel_conf {
 	int64_t quorum, down_after_ms, failover_timeout_ms, parallel_syncs;
 	const char *auth_user, *auth_pass; /* to the data pods; auth_pass NULL: none */
 	const char *requirepass;           /* of the sentinels; NULL: none */
+	const char *sentinel_pass;         /* live only: SENTINEL CONFIG SET sentinel-pass;
+	                                    * NULL: left as it is (a rotation runs) */
 	/* The TLS files, all or none: TLS-only (port 0, tls-port port) and TLS to the data
 	 * pods and the other sentinels (tls-replication yes), as the data pods' servers. */
 	const char *tls_cert, *tls_key, *tls_ca;
@@ -83,7 +85,7 @@ bool inst_sentinel_quorum_ok(int rc, const struct vk_reply *r, const char *errms
  * reschedule, a changed quorum). argv[i] has argc[i] NUL-terminated arguments, borrowed
  * from c and from a static table; returns the number of commands (at most
  * INST_SENTINEL_LIVE_MAX). Commands carrying a secret have secret[i] set. */
-#define INST_SENTINEL_LIVE_MAX  8
+#define INST_SENTINEL_LIVE_MAX  9
 #define INST_SENTINEL_LIVE_ARGS 5
 struct inst_sentinel_live {
 	size_t n;
@@ -93,6 +95,17 @@ struct inst_sentinel_live {
 	char num[INST_SENTINEL_LIVE_MAX][24];
 };
 void inst_sentinel_live_cmds(const struct inst_sentinel_conf *c, struct inst_sentinel_live *out);
+
+/*
+ * The default user's line of sentinel.conf, set before every start of the sentinel:
+ * copies text (the file as Sentinel left it) without its `user default` lines and
+ * appends "user default <rules…>" (the rules of inst_acl_rules: every valid password
+ * as a hash, so a sentinel restarted in the middle of a rotation accepts the old and the
+ * new password, and one restarted after it only the new: a `user` line wins over the
+ * rendered `requirepass` at load). -ENOSPC past out's limit.
+ */
+int inst_sentinel_conf_user(const char *text, size_t len, const char *const *rules, size_t n,
+                            struct buf *out, struct err *e);
 
 struct inst;
 /* sentinel_run.c: the main loop of --role sentinel, after main.c's start-up (settings,

@@ -322,4 +322,43 @@ void inst_sentinel_live_cmds(const struct inst_sentinel_conf *c, struct inst_sen
 	if (c->auth_pass)
 		add(out, true, 5,
 		    (const char *[]){ "SENTINEL", "SET", MASTER, "auth-pass", c->auth_pass });
+	if (c->sentinel_pass)
+		add(out, true, 5,
+		    (const char *[]){ "SENTINEL", "CONFIG", "SET", "sentinel-pass",
+		                      c->sentinel_pass });
+}
+
+/* --- the default user's line ----------------------------------------------------------- */
+
+static bool default_user_line(const char *l, size_t n)
+{
+	static const char pfx[] = "user default";
+
+	return n >= sizeof(pfx) - 1 && memcmp(l, pfx, sizeof(pfx) - 1) == 0 &&
+	       (n == sizeof(pfx) - 1 || l[sizeof(pfx) - 1] == ' ');
+}
+
+int inst_sentinel_conf_user(const char *text, size_t len, const char *const *rules, size_t n,
+                            struct buf *out, struct err *e)
+{
+	int rc = 0;
+
+	for (size_t at = 0; at < len && !rc;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t ln = nl ? (size_t)(nl - (text + at)) : len - at;
+
+		if (!default_user_line(text + at, ln)) {
+			rc = buf_append(out, text + at, ln);
+			if (!rc)
+				rc = buf_append_char(out, '\n');
+		}
+		at += ln + 1;
+	}
+	if (!rc)
+		rc = buf_append_str(out, "user default");
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = buf_printf(out, " %s", rules[i]);
+	if (!rc)
+		rc = buf_append_char(out, '\n');
+	return rc ? err_set(e, -ENOSPC, "sentinel.conf passes %zu bytes", out->limit) : 0;
 }

@@ -30,7 +30,9 @@
  *
  * All on the supervisor thread. The sentinels' password is the default user's
  * (--auth-dir/password), as the sentinel role's requirepass; it is re-read when the
- * sentinel pods are listed again.
+ * sentinel pods are listed again and when the manager's secret poll saw the files change
+ * (in->creds.stamp): a rotation's new password is used from the next connection on,
+ * while the sentinels accept the old and the new one (sentinel_run.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -42,6 +44,7 @@
 #include "instance/internal.h"
 #include "instance/sentinel.h"
 #include "instance/sentinel_move.h"
+#include "instance/sentinel_steer.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/file.h"
@@ -61,6 +64,7 @@ struct inst_sentinels {
 	struct inst_sentinel_addr addr[INST_SENTINELS_MAX];
 	struct vk_conn *conn[INST_SENTINELS_MAX];
 	char *pw;
+	uint64_t pw_stamp; /* in->creds.stamp when pw was read */
 	bool hold, auto_fenced, last_failed;
 	bool confirmed_once; /* a majority named this server since the manager started */
 	int64_t hold_since, confirmed_at, step_at, discover_at;
@@ -69,6 +73,9 @@ struct inst_sentinels {
 	bool spec_sentinel;
 	int64_t mode_at;
 	enum inst_move_action move_last;
+	/* a switchover steered to a named replica (sentinel_steer.h): the priorities this
+	 * manager lowered as the primary, or, as a replica, its own server's guard */
+	struct inst_steer_state steer;
 };
 
 static int64_t now_ms(void)
@@ -117,6 +124,7 @@ static void read_pw(struct inst *in, struct inst_sentinels *s)
 		pw[--n] = '\0';
 	free_secret(s->pw);
 	s->pw = pw;
+	s->pw_stamp = in->creds.stamp;
 }
 
 /* Lists the sentinel pods; the connections are made again for the new list. */
@@ -157,6 +165,11 @@ static void ask(struct inst *in, struct inst_sentinels *s, struct inst_sentinel_
 	struct inst_sentinel_answer a[INST_SENTINELS_MAX] = { 0 };
 	bool failed = false;
 
+	if (s->pw_stamp != in->creds.stamp) {
+		read_pw(in, s);
+		for (size_t i = 0; i < s->n; i++)
+			vk_conn_set_auth(s->conn[i], NULL, s->pw);
+	}
 	for (size_t i = 0; i < s->n; i++) {
 		struct vk_reply *r = NULL;
 		int rc = vk_command(s->conn[i], &r, NULL, "SENTINEL", "get-master-addr-by-name",
@@ -490,6 +503,21 @@ static void move_step(struct inst *in)
 	s->move_last = d.action;
 }
 
+/* The move's end, whichever path (sentinel_steer.h RESTORE): this server demoted (the
+ * master moved) or the pause bound passed. As a replica, the guard. */
+static void steer_step(struct inst *in, struct inst_sentinels *s)
+{
+	int64_t hold = in->spec.switchover_timeout_ms + in->spec.sentinel_failover_timeout_ms +
+	               SEN_SWITCH_SLACK_MS + INST_STEER_SEEN_MS;
+
+	if (s->steer.n && (in->want != INST_STATE_PRIMARY || now_ms() >= s->steer.restore_at))
+		inst_steer_restore(in, &s->steer,
+		                   in->want != INST_STATE_PRIMARY ? "the master moved"
+		                                                  : "the pause bound passed");
+	if (in->want == INST_STATE_REPLICA && in->server_pid > 0)
+		inst_steer_guard(in, &s->steer, hold);
+}
+
 void inst_sentinel_step(struct inst *in)
 {
 	struct inst_sentinels *s = in->sen;
@@ -513,6 +541,7 @@ void inst_sentinel_step(struct inst *in)
 	facts(in, &t, &f);
 	inst_sentinel_follow(&f, &d);
 	rc = acts[d.action](in, &t, &e);
+	steer_step(in, s);
 	if (d.action == s->last && (rc != 0) == s->last_failed)
 		return; /* logged once per change */
 	s->last = d.action;
@@ -538,6 +567,7 @@ static void sw_fail(struct inst *in, struct inst_cmd *c, unsigned status, bool p
 {
 	if (paused)
 		(void)vk_client_unpause(in->server_conn, NULL);
+	inst_steer_restore(in, &in->sen->steer, "the switchover was refused");
 	log_warn("sentinel", "planned switchover refused", "pod", in->set.pod_name, "error", msg,
 	         (char *)NULL);
 	sw_answer(c, status, json_pack("{s:s}", "error", msg));
@@ -583,12 +613,47 @@ static bool sw_wait(struct inst *in, int64_t known, int64_t deadline, struct vk_
 	}
 }
 
+/* A named target (the request's pod; its host and port from the request, else from its
+ * Pod object): every other replica's
+ * replica-priority 0, until the sentinel that will be asked sees it (sentinel_steer.h);
+ * writes are not paused meanwhile. 0, or the HTTP status with msg. */
+static unsigned sw_steer(struct inst *in, struct inst_cmd *c, int k, int64_t deadline, char *msg,
+                         size_t len)
+{
+	struct vk_info info;
+	struct err e = { 0 };
+	int64_t t0 = now_ms();
+	char waited[24];
+	unsigned st;
+
+	if ((!c->req.host[0] || c->req.port <= 0) &&
+	    inst_kube_pod_addr(in, c->req.pod, c->req.host, sizeof(c->req.host), &c->req.port, NULL,
+	                       &e) < 0) {
+		snprintf(msg, len, "the target pod: %s", e.msg);
+		return 409;
+	}
+	if (vk_info(in->server_conn, "replication", &info, &e) < 0) {
+		snprintf(msg, len, "%s", e.msg);
+		return 503;
+	}
+	st = inst_steer_lower(in, &in->sen->steer, &info, c->req.host, c->req.port, msg, len);
+	if (st)
+		return st;
+	if (!inst_steer_wait_seen(in->sen->conn[k], c->req.host, c->req.port, deadline, msg, len))
+		return 409; /* sw_fail restores */
+	snprintf(waited, sizeof(waited), "%lld", (long long)(now_ms() - t0));
+	log_info("sentinel", "steered switchover: Sentinel sees the other replicas at priority 0",
+	         "pod", in->set.pod_name, "target", c->req.pod, "waited_ms", waited, (char *)NULL);
+	return 0;
+}
+
 void inst_sentinel_switchover(struct inst *in, struct inst_cmd *c)
 {
 	int64_t t0 = now_ms(), known = -1, pause, budget = c->req.timeout_ms;
 	char why[ERR_MSG_MAX], msg[ERR_MSG_MAX + 128];
 	struct vk_info info;
 	struct err e = { 0 };
+	unsigned st;
 	int k;
 
 	budget = budget > 0 ? budget : in->spec.switchover_timeout_ms;
@@ -599,6 +664,12 @@ void inst_sentinel_switchover(struct inst *in, struct inst_cmd *c)
 		               "primary's manager");
 	if ((k = sw_sentinel(in, &known)) < 0)
 		return sw_fail(in, c, 503, false, "no sentinel answers SENTINEL MASTER");
+	if (in->sen->steer.n)
+		return sw_fail(in, c, 409, false, "a steered switchover is still in progress");
+	if (c->req.pod[0] &&
+	    (st = sw_steer(in, c, k, now_ms() + INST_STEER_SEEN_MS, msg, sizeof(msg))))
+		return sw_fail(in, c, st, false, msg);
+	t0 = now_ms(); /* the pause and the catch-up budget start now */
 	if (vk_client_pause_write(in->server_conn, pause, &e) < 0)
 		return sw_fail(in, c, 503, false, e.msg);
 	if (!sw_wait(in, known, t0 + budget, &info, why, sizeof(why))) {
@@ -611,10 +682,12 @@ void inst_sentinel_switchover(struct inst *in, struct inst_cmd *c)
 		snprintf(msg, sizeof(msg), "SENTINEL FAILOVER refused: %s", e.msg);
 		return sw_fail(in, c, 409, true, msg);
 	}
+	in->sen->steer.restore_at = now_ms() + pause;
 	log_info("sentinel",
 	         "planned switchover: writes paused, replicas caught up, SENTINEL "
 	         "FAILOVER sent",
-	         "pod", in->set.pod_name, "sentinel", in->sen->addr[k].host, (char *)NULL);
+	         "pod", in->set.pod_name, "sentinel", in->sen->addr[k].host, "target",
+	         c->req.pod[0] ? c->req.pod : "Sentinel's pick", (char *)NULL);
 	sw_answer(c, 200,
 	          json_pack("{s:s,s:I,s:I,s:I}", "result", "started", "pausedMs",
 	                    (json_int_t)(now_ms() - t0), "offset",

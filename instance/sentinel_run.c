@@ -13,6 +13,16 @@
  *            SENTINEL MASTER and SENTINEL CKQUORUM into the snapshot.
  *   crashed  restart with the data role's backoff; sentinel.conf is kept (it is
  *            Sentinel's memory: its id, the epochs, the current master).
+ *   secrets  every --secret-poll-interval the Secret volumes' stamp (secrets.c): a new
+ *            default password is added (ACL SETUSER default with every valid hash: old
+ *            and new both work, for the data managers, the clients and the other
+ *            sentinels), a new internal password becomes auth-pass at once (SENTINEL
+ *            SET: the data pods accept old and new during a rotation); POST /v1/config
+ *            {"dropOldPasswords": true} from the controller, after its rotation grace,
+ *            leaves only the new one and makes it sentinel-pass. Each change is flushed
+ *            to sentinel.conf (SENTINEL FLUSHCONFIG), and every start writes the default
+ *            user's line first (inst_sentinel_conf_user), so a restarted sentinel
+ *            accepts what the manager holds. No restart, no failover.
  *
  *   ops      POST /v1/sentinel/failover and /v1/sentinel/reset, which only the
  *            controller sends: http.c serves this role's API with the data role's TLS
@@ -69,8 +79,8 @@ struct sen {
 	struct inst_tls_files tls; /* conf's and conn's TLS paths, when TLS is on */
 	char *requirepass;         /* the default user's password: the sentinels' own (wiped) */
 	pid_t pid;
-	bool stop_expected, live_done;
-	int64_t restart_at, poll_at;
+	bool stop_expected, live_done, auth_dirty;
+	int64_t restart_at, poll_at, secrets_at;
 	struct vk_conn *conn;
 	struct inst_sentinel_api api; /* in->sentinel_api: what http.c serves */
 	pthread_mutex_t mu;
@@ -171,13 +181,53 @@ static int write_conf(struct sen *s, const char *primary, struct err *e)
 	return rc;
 }
 
-static int start(struct sen *s, struct err *e)
+/* The default user's rules: every password valid now (old ones until dropped), all
+ * commands (a sentinel knows none of the data pods' denied ones: CONFIG, DEBUG…). */
+static void default_rules(struct sen *s, struct inst_strv *r)
 {
-	pid_t pid;
-	int rc = inst_server_spawn(s->bin, s->conf_path, &pid, e);
+	const struct inst_pwset *pw = &s->in->creds.default_all;
+
+	inst_strv_push(r, "reset");
+	inst_strv_push(r, "on");
+	for (size_t i = 0; i < pw->n; i++)
+		inst_strv_pushf(r, "#%s", pw->hash[i]);
+	inst_strv_push(r, "~*");
+	inst_strv_push(r, "&*");
+	inst_strv_push(r, "+@all");
+}
+
+/* sentinel.conf's `user default` line from the passwords held now (before a start). */
+static int conf_user(struct sen *s, struct err *e)
+{
+	struct buf text = BUF_INIT(INST_SENTINEL_CONF_MAX);
+	struct inst_strv r = { 0 };
+	char *old = NULL;
+	size_t n = 0;
+	int rc = file_read_all_secret(s->conf_path, INST_SENTINEL_CONF_MAX, &old, &n, e);
 
 	if (rc)
 		return rc;
+	default_rules(s, &r);
+	rc = inst_sentinel_conf_user(old, n, (const char *const *)r.v, r.n, &text, e);
+	if (!rc)
+		rc = inst_file_write_atomic(s->conf_path, text.data, text.len, e);
+	inst_strv_release(&r);
+	free_secret(old);
+	buf_release_secret(&text);
+	return rc;
+}
+
+static int start(struct sen *s, struct err *e)
+{
+	pid_t pid;
+	int rc = conf_user(s, e);
+
+	if (!rc)
+		rc = inst_server_spawn(s->bin, s->conf_path, &pid, e);
+	if (rc)
+		return rc;
+	vk_conn_set_auth(s->conn, NULL, s->requirepass);
+	s->auth_dirty = false;
 	s->pid = pid;
 	s->stop_expected = false;
 	s->live_done = false;
@@ -215,6 +265,69 @@ static bool boot_step(struct sen *s)
 	return rc == 0;
 }
 
+/* --- passwords ------------------------------------------------------------------------ */
+
+static bool rotating(const struct sen *s)
+{
+	return s->in->creds.default_all.n != s->in->creds.default_cur.n;
+}
+
+/* The default user's passwords now (over the connection still authenticated with what
+ * worked before), written to sentinel.conf; then the new password for the next connection. */
+static int apply_auth(struct sen *s, struct err *e)
+{
+	struct inst_strv r = { 0 };
+	int rc;
+
+	default_rules(s, &r);
+	rc = vk_acl_setuser(s->conn, "default", (const char *const *)r.v, r.n, e);
+	inst_strv_release(&r);
+	if (!rc)
+		rc = vk_command(s->conn, NULL, e, "SENTINEL", "FLUSHCONFIG");
+	if (!rc)
+		vk_conn_set_auth(s->conn, NULL, s->requirepass);
+	return rc;
+}
+
+static char *read_requirepass(const struct inst *in)
+{
+	char path[PATH_MAX], *pw = NULL;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "%s/password", in->set.auth_dir);
+	if (file_read_all_secret(path, INST_PW_LEN_MAX + 2, &pw, &n, NULL) < 0)
+		return NULL;
+	while (n && (pw[n - 1] == '\n' || pw[n - 1] == '\r'))
+		pw[--n] = '\0';
+	return pw;
+}
+
+static void secrets_step(struct sen *s)
+{
+	struct err e = { 0 };
+	char *pw;
+	int rc;
+
+	s->secrets_at = clock_mono_ms() + s->in->set.secret_poll_ms;
+	if ((rc = inst_creds_refresh(&s->in->set, &s->in->creds, &e)) < 0)
+		log_warn("sentinel", "secret files changed but cannot be read", "error", e.msg,
+		         (char *)NULL);
+	s->in->creds.acl_applied = true; /* spec.aclConfigSecret is the data pods' */
+	if (rc <= 0)
+		return;
+	if ((pw = read_requirepass(s->in))) {
+		free_secret(s->requirepass);
+		s->requirepass = pw;
+	}
+	s->conf.requirepass = s->requirepass;
+	s->conf.auth_pass = s->in->creds.operator_pw;
+	s->auth_dirty = true;
+	s->live_done = false;
+	s->poll_at = 0;
+	log_info("sentinel", "secret files changed: passwords added", "pod", s->in->set.pod_name,
+	         (char *)NULL);
+}
+
 /* --- polling ------------------------------------------------------------------------ */
 
 static int apply_live(struct sen *s, struct err *e)
@@ -222,6 +335,7 @@ static int apply_live(struct sen *s, struct err *e)
 	struct inst_sentinel_live l;
 	int rc = 0;
 
+	s->conf.sentinel_pass = rotating(s) ? NULL : s->requirepass;
 	inst_sentinel_live_cmds(&s->conf, &l);
 	for (size_t i = 0; i < l.n && !rc; i++)
 		rc = l.secret[i]
@@ -259,6 +373,12 @@ static void poll_step(struct sen *s)
 
 	s->poll_at = clock_mono_ms() + s->in->set.poll_interval_ms;
 	v.up = vk_ping(s->conn, &e) == 0;
+	if (v.up && s->auth_dirty) {
+		s->auth_dirty = apply_auth(s, &e) != 0;
+		if (s->auth_dirty)
+			log_warn("sentinel", "cannot apply the new passwords", "error", e.msg,
+			         (char *)NULL);
+	}
 	if (v.up && !s->live_done) {
 		s->live_done = apply_live(s, &e) == 0;
 		if (!s->live_done)
@@ -452,6 +572,29 @@ static unsigned failover_running(struct sen *s, char *why, size_t len)
 	return 409;
 }
 
+/* POST /v1/config: only dropOldPasswords applies here (the controller sends it after
+ * its rotation grace); the new password becomes sentinel-pass. */
+static void run_config(struct sen *s, struct inst_cmd *c)
+{
+	struct err e = { 0 };
+	int rc;
+
+	if (!c->req.drop_old_passwords)
+		return refuse(c, 400, "a sentinel manager applies only dropOldPasswords");
+	if (s->pid <= 0 || vk_ping(s->conn, &e) < 0)
+		return refuse(c, 503, s->pid <= 0 ? "the sentinel is not running" : e.msg);
+	inst_creds_drop_old(&s->in->creds);
+	rc = apply_auth(s, &e);
+	s->auth_dirty = rc != 0;
+	if (!rc)
+		rc = apply_live(s, &e);
+	s->live_done = rc == 0;
+	if (rc)
+		return refuse(c, 503, e.msg);
+	log_info("sentinel", "old passwords dropped", "pod", s->in->set.pod_name, (char *)NULL);
+	answer(c, 200, json_pack("{s:s}", "result", "applied"));
+}
+
 /* SENTINEL FAILOVER or RESET <master>: Sentinel's refusal (-INPROG, -NOGOODSLAVE, …)
  * is 409 with its text; a sentinel that does not answer is 503. */
 static void run_op(struct sen *s, struct inst_cmd *c)
@@ -479,7 +622,10 @@ static void run_commands(struct sen *s)
 	struct inst_cmd *c;
 
 	while ((c = inst_take(s->in, "sentinel")) != NULL) {
-		run_op(s, c);
+		if (c->req.op == INST_OP_CONFIG)
+			run_config(s, c);
+		else
+			run_op(s, c);
 		inst_http_complete(s->in, c);
 	}
 }
@@ -492,17 +638,11 @@ static int setup(struct sen *s, struct err *e)
 		                      .port = (int)s->in->set.sentinel_port,
 		                      .connect_timeout_ms = INST_CONNECT_MS,
 		                      .command_timeout_ms = SEN_CMD_MS };
-	char path[PATH_MAX], *pw = NULL;
-	size_t n = 0;
 
 	snprintf(s->conf_path, sizeof(s->conf_path), "%s/%s", s->in->set.data_dir,
 	         INST_SENTINEL_CONF_FILE);
-	snprintf(path, sizeof(path), "%s/password", s->in->set.auth_dir);
-	if (file_read_all_secret(path, 4096, &pw, &n, NULL) == 0) {
-		while (n && (pw[n - 1] == '\n' || pw[n - 1] == '\r'))
-			pw[--n] = '\0';
-		s->requirepass = pw;
-	}
+	s->requirepass = read_requirepass(s->in);
+	s->secrets_at = clock_mono_ms() + s->in->set.secret_poll_ms;
 	s->conf = (struct inst_sentinel_conf){ .port = (int)s->in->set.sentinel_port,
 		                               .bind = s->in->set.bind,
 		                               .dir = s->in->set.data_dir,
@@ -551,6 +691,8 @@ static void tick(struct sen *s, int64_t *boot_at, int64_t boot_deadline, int *ex
 		log_error("sentinel", "restart failed", "error", e.msg, (char *)NULL);
 		s->restart_at = now + backoff_next(&s->in->restart_backoff);
 	}
+	if (now >= s->secrets_at)
+		secrets_step(s);
 	if (s->pid > 0 && now >= s->poll_at)
 		poll_step(s);
 }

@@ -122,6 +122,10 @@ check "aclConfigSecret: the file's users on every pod, changed and removed live,
 check "sentinel mode: 3 data + 3 sentinel pods Ready, get-master-addr-by-name through each sentinel answers the primary, status.sentinels" t_sentinel_create
 check "sentinel mode: a deleted sentinel pod is recreated, Ready again, the sentinels agree, a SENTINEL RESET asked for" t_sentinel_pod_lost
 check "sentinel mode: switchover by annotation: the primary's manager pauses writes until the replicas have its offset, then Sentinel moves the master; no WAIT-1 write lost" t_sentinel_switchover
+check "sentinel mode: switchover-to=<pod> twice: the named replica becomes the primary (the others' replica-priority 0 for the move, restored after), no WAIT-1 write lost" t_sentinel_switchover_to
+check "sentinel mode: rolling update under a WAIT-1 writer: every data pod replaced, the primary last through SENTINEL FAILOVER, no write lost" t_sentinel_rolling
+check "sentinel mode: spec.sentinel.count 3 → 5 → 3: enough sentinels with CKQUORUM OK for a failover throughout, no stale sentinel left in any view" t_sentinel_scale
+check "sentinel mode: the auth Secret rotated: the sentinels take the new password live, then drop the old one; no restart, no +sdown, no failover; a failover after it works" t_sentinel_password
 check "sentinel mode: SIGKILL of the primary's server: Sentinel promotes, currentPrimary/labels/leader follow, no WAIT-1 write lost" t_sentinel_failover
 check "sentinel mode: the primary's pod deleted: not recreated before Sentinel promotes, back as a replica, no WAIT-1 write lost" t_sentinel_delete
 check "sentinel mode: standalone → sentinel in place: same primary pod and server, data kept, 3 sentinels name it, no WAIT-1 write lost; then Sentinel fails over" t_sentinel_migrate

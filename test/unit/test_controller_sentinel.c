@@ -438,6 +438,29 @@ static const struct scenario cases[] = {
 	  .want = "switchover:c-1 | status:failover=Switchover | cluster | "
 	          "event:SwitchoverStarted",
 	  .phase = "Switching over through Sentinel" },
+	{ .name = "switchover to a named replica: the same request, naming the pod (the primary's "
+	          "manager steers Sentinel to it)",
+	  .annotations = "{\"redis.io/switchover-to\":\"c-3\"}",
+	  .pods = { P1, R2, R3 },
+	  .sens = THREE_ON(1),
+	  .want = "switchover:c-1 | status:failover=Switchover | cluster | "
+	          "event:SwitchoverStarted",
+	  .phase = "Switching over through Sentinel" },
+	{ .name = "switchover to a pod that does not exist: waits, nothing asked",
+	  .annotations = "{\"redis.io/switchover-to\":\"c-9\"}",
+	  .pods = { P1, R2, R3 },
+	  .sens = THREE_ON(1),
+	  .want = "event:SwitchoverWaiting" },
+	{ .name = "switchover to a parked pod (not a replica): waits",
+	  .annotations = "{\"redis.io/switchover-to\":\"c-3\"}",
+	  .pods = { P1, R2, { .serial = 3, .state = "parked" } },
+	  .sens = THREE_ON(1),
+	  .want = "event:SwitchoverWaiting" },
+	{ .name = "switchover to the primary itself: not needed, annotation cleared",
+	  .annotations = "{\"redis.io/switchover-to\":\"c-1\"}",
+	  .pods = { P1, R2, R3 },
+	  .sens = THREE_ON(1),
+	  .want = "cluster | event:SwitchoverNotNeeded" },
 	{ .name = "switchover annotation while the sentinels lack quorum: waits",
 	  .annotations = "{\"redis.io/switchover-to\":\"c-2\"}",
 	  .pods = { P1, R2, R3 },
@@ -562,6 +585,147 @@ START_TEST(sentinel_cases)
 	if (s->phase)
 		ck_assert_msg(p.phase && strcmp(p.phase, s->phase) == 0, "%s: phase %s", s->name,
 		              p.phase ? p.phase : "(none)");
+	free(got);
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
+/* The named target's rules (controller/sentinel.h sentinel_target_refusal), first match
+ * refuses; and the request that names it. */
+static const struct {
+	const char *name;
+	struct data_def target; /* serial 0: no such pod */
+	bool deleting, no_ip, silent, link_down;
+	const char *want; /* NULL: accepted */
+} targets[] = {
+	{ "a linked replica", R3, false, false, false, false, NULL },
+	{ "no such pod", { 0 }, false, false, false, false, "not a replica pod" },
+	{ "the primary", P1, false, false, false, false, "not a replica pod" },
+	{ "being deleted", R3, true, false, false, false, "being deleted" },
+	{ "no IP", R3, false, true, false, false, "no IP" },
+	{ "its manager silent", R3, false, false, true, false, "does not answer" },
+	{ "parked",
+	  { .serial = 3, .state = "parked" },
+	  false,
+	  false,
+	  false,
+	  false,
+	  "not a replica" },
+	{ "its link down", R3, false, false, false, true, "link to the primary is down" },
+};
+
+START_TEST(target_rules)
+{
+	struct scenario sc = { .pods = { P1, R2 }, .sens = THREE_ON(1) };
+	struct plan_state st = { 0 };
+	struct ctl_pod *t = NULL;
+	struct world w;
+	const char *why;
+
+	if (targets[_i].target.serial && targets[_i].target.serial != 1)
+		sc.pods[2] = targets[_i].target;
+	world_init(&w, &sc);
+	st.primary_pod = &w.pods[0];
+	if (targets[_i].target.serial == 1)
+		t = &w.pods[0];
+	else if (targets[_i].target.serial)
+		t = &w.pods[2];
+	if (t) {
+		t->deleting = targets[_i].deleting;
+		if (targets[_i].no_ip)
+			t->ip = NULL;
+		if (targets[_i].silent)
+			t->inst.seen = false;
+		if (targets[_i].link_down)
+			snprintf(t->inst.link, sizeof(t->inst.link), "down");
+	}
+	why = sentinel_target_refusal(&st, t);
+	if (!targets[_i].want)
+		ck_assert_msg(!why, "%s: refused: %s", targets[_i].name, why);
+	else
+		ck_assert_msg(why && strstr(why, targets[_i].want), "%s: %s", targets[_i].name,
+		              why ? why : "(accepted)");
+	world_release(&w);
+}
+END_TEST
+
+START_TEST(target_named_in_request)
+{
+	struct scenario sc = { .pods = { P1, R2, R3 },
+		               .sens = THREE_ON(1),
+		               .annotations = "{\"redis.io/switchover-to\":\"c-3\"}" };
+	json_t *body = NULL, *status = NULL;
+	struct world w;
+	struct ctl_plan p;
+
+	world_init(&w, &sc);
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	for (size_t i = 0; i < p.n; i++) {
+		if (p.acts[i].kind == CTL_ACT_INSTANCE && strcmp(p.acts[i].op, "switchover") == 0)
+			body = p.acts[i].obj;
+		if (p.acts[i].kind == CTL_ACT_STATUS && json_object_get(p.acts[i].obj, "failover"))
+			status = json_object_get(p.acts[i].obj, "failover");
+	}
+	ck_assert_ptr_nonnull(body);
+	ck_assert_str_eq(jsonx_get_string(body, "pod"), "c-3");
+	ck_assert_ptr_null(json_object_get(body, "host")); /* pod or host+port, not both */
+	ck_assert_ptr_nonnull(status);
+	ck_assert_str_eq(jsonx_get_string(status, "to"), "c-3");
+	ctl_plan_release(&p);
+	world_release(&w);
+	/* auto: no pod named, Sentinel picks */
+	sc.annotations = "{\"redis.io/switchover-to\":\"auto\"}";
+	world_init(&w, &sc);
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	for (size_t i = 0; i < p.n; i++)
+		if (p.acts[i].kind == CTL_ACT_INSTANCE && strcmp(p.acts[i].op, "switchover") == 0)
+			ck_assert_ptr_null(json_object_get(p.acts[i].obj, "pod"));
+	ctl_plan_release(&p);
+	world_release(&w);
+}
+END_TEST
+
+/* A password rotation past its grace: the old password is dropped on the sentinels (first:
+ * they switch sentinel-pass) and the data pods; a sentinel whose manager does not answer
+ * holds the drop back, as a data pod does. */
+static const struct {
+	const char *name;
+	bool silent; /* c-sentinel-2 does not answer */
+	const char *want;
+} rotations[] = {
+	{ "every pod answers", false,
+	  "config:c-sentinel-1 | config:c-sentinel-2 | config:c-sentinel-3 | config:c-1 | "
+	  "config:c-2 | config:c-3 | event:PasswordRotated | status:secretsResourceVersion" },
+	{ "a sentinel does not answer", true, "" },
+};
+
+START_TEST(rotation_reaches_sentinels)
+{
+	struct scenario s = { .pods = { P1, R2, R3 },
+		              .sens = THREE_ON(1),
+		              .status = "{\"currentPrimary\":\"c-1\",\"targetPrimary\":\"c-1\","
+		                        "\"secretsResourceVersion\":{\"c-auth\":\"1\"}}" };
+	struct world w;
+	struct ctl_plan p;
+	char *got;
+
+	s.sens[1].silent = rotations[_i].silent;
+	world_init(&w, &s);
+	w.v.auth_secret_rv = "2";
+	w.v.auth_secret_seen_mono = NOW_MONO - cfg.rotation_grace_ms - 1;
+	ctl_plan_init(&p);
+	ctl_plan_build(&w.v, &p);
+	got = signature(&p);
+	ck_assert_msg(strcmp(got, rotations[_i].want) == 0, "%s:\n  want %s\n  got  %s",
+	              rotations[_i].name, rotations[_i].want, got);
+	for (size_t i = 0; i < p.n; i++)
+		if (p.acts[i].kind == CTL_ACT_INSTANCE &&
+		    strncmp(p.acts[i].name, "c-sentinel", 10) == 0)
+			ck_assert(json_is_true(
+			        json_object_get(p.acts[i].obj, API_INST_DROP_OLD_PASSWORDS)));
 	free(got);
 	ctl_plan_release(&p);
 	world_release(&w);
@@ -885,6 +1049,9 @@ static Suite *suite(void)
 	TCase *t = tcase_create("sentinel");
 
 	tcase_add_loop_test(t, sentinel_cases, 0, ARRAY_LEN(cases));
+	tcase_add_loop_test(t, rotation_reaches_sentinels, 0, ARRAY_LEN(rotations));
+	tcase_add_loop_test(t, target_rules, 0, ARRAY_LEN(targets));
+	tcase_add_test(t, target_named_in_request);
 	tcase_add_test(t, shapes);
 	tcase_add_test(t, move_keeps_the_pods);
 	tcase_add_test(t, network_policy_sentinel_port);

@@ -337,6 +337,53 @@ START_TEST(live_cmds)
 }
 END_TEST
 
+/* sentinel-pass is asserted only when given (not while a rotation runs), as a secret. */
+START_TEST(live_sentinel_pass)
+{
+	struct inst_sentinel_conf c = base();
+	struct inst_sentinel_live l;
+
+	c.sentinel_pass = "new pw";
+	inst_sentinel_live_cmds(&c, &l);
+	ck_assert_uint_eq(l.n, 8);
+	ck_assert_str_eq(l.argv[7][3], "sentinel-pass");
+	ck_assert_str_eq(l.argv[7][4], "new pw");
+	ck_assert(l.secret[7]);
+}
+END_TEST
+
+/* The default user's line replaces every `user default` line Sentinel wrote (never a
+ * second one: a duplicate user stops the load) and keeps everything else. */
+static const struct {
+	const char *in, *want;
+} user_lines[] = {
+	{ "port 26379\nrequirepass \"old\"\n",
+	  "port 26379\nrequirepass \"old\"\nuser default reset on #h1 #h2 ~* &* +@all\n" },
+	{ "port 26379\nuser default on #h0 ~* &* +@all\nsentinel myid x\n",
+	  "port 26379\nsentinel myid x\nuser default reset on #h1 #h2 ~* &* +@all\n" },
+	{ "user defaults-are-not-this on\nuser default\nport 1",
+	  "user defaults-are-not-this on\nport 1\nuser default reset on #h1 #h2 ~* &* +@all\n" },
+	{ "", "user default reset on #h1 #h2 ~* &* +@all\n" },
+};
+
+START_TEST(conf_user)
+{
+	static const char *const rules[] = { "reset", "on", "#h1", "#h2", "~*", "&*", "+@all" };
+	struct buf out = BUF_INIT(INST_SENTINEL_CONF_MAX), tiny = BUF_INIT(8);
+	struct err e = { 0 };
+	const char *in = user_lines[_i].in;
+
+	ck_assert_int_eq(inst_sentinel_conf_user(in, strlen(in), rules, ARRAY_LEN(rules), &out, &e),
+	                 0);
+	ck_assert_str_eq(buf_cstr(&out), user_lines[_i].want);
+	ck_assert_int_eq(
+	        inst_sentinel_conf_user(in, strlen(in), rules, ARRAY_LEN(rules), &tiny, &e),
+	        -ENOSPC);
+	buf_release(&out);
+	buf_release(&tiny);
+}
+END_TEST
+
 START_TEST(contract_names)
 {
 	ck_assert_str_eq(API_INST_SENTINEL_MASTER_ENV, INST_ENV_PREFIX "SENTINEL_MASTER");
@@ -360,6 +407,8 @@ static Suite *suite(void)
 	tcase_add_test(t, parse_master_not_array);
 	tcase_add_test(t, quorum);
 	tcase_add_test(t, live_cmds);
+	tcase_add_test(t, live_sentinel_pass);
+	tcase_add_loop_test(t, conf_user, 0, ARRAY_LEN(user_lines));
 	tcase_add_test(t, contract_names);
 	suite_add_tcase(s, t);
 	return s;

@@ -288,7 +288,9 @@ sentinel_safe_switchover() { # CLUSTER
   case "$out" in '200 {"offset":'*'"result":"started"}') ;; *) kill "$wp"; echo "switchover: $out"; return 1 ;; esac
   poll 60 sentinels_moved "$c" "$mp" || { wait "$wp"; echo "no move: $(st "$c-s1" | jq -c .sentinel)"; return 1; }
   wait "$wp"; wrc=$?
-  echo "info instance: $(jst "$m" .engine): planned switchover $mp → $(now_master "$c"): $(echo "${out#* }" | jq -c '{pausedMs,pauseBoundMs}') (writes paused until the replicas caught up); writer: $(cat "$W/$c.swriter")" >>"$W/sentinel.info"
+  # the request named $other: Sentinel was steered to it (instance/sentinel_steer.h)
+  [ "$(now_master "$c")" = "$(port "$other" 1)" ] || { echo "steered to $other ($(port "$other" 1)), Sentinel chose $(now_master "$c")"; return 1; }
+  echo "info instance: $(jst "$m" .engine): planned switchover $mp → $(now_master "$c") (named: $other): $(echo "${out#* }" | jq -c '{pausedMs,pauseBoundMs}') (writes paused until the replicas caught up); writer: $(cat "$W/$c.swriter")" >>"$W/sentinel.info"
   [ "$wrc" = 0 ] || { echo "writer: $(cat "$W/$c.swriter")"; return 1; }
   poll 60 status_follows_now "$c" || {
     for i in 1 2 3; do echo "$c-$i: $(st "$c-$i" | jq -c '{role,state,leaseHeld,fenced,reason}')"; done
