@@ -200,12 +200,13 @@ writer() {
   "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" $(pod_ips "$1" "$2") >"$W/writer-$3.out" 2>&1 &
   WPID=$!
 }
-# writer_follow NS NAME TAG SECONDS: the same, its endpoints the cluster's pod IPs as they
-# change (a file rewritten every 0.5 s until wstop): for a rolling update's new pods
+# writer_follow NS NAME TAG SECONDS [LISTER]: the same, its endpoints the cluster's pod IPs
+# as they change (a file rewritten every 0.5 s until wstop): for a rolling update's new
+# pods. LISTER NS NAME prints the IPs (default pod_ips; sentinel mode: data_ips)
 writer_follow() {
-  local ips=$W/ips-$3
-  rm -f "$W/stop-$3"; pod_ips "$1" "$2" >"$ips"
-  ( while [ ! -e "$W/stop-$3" ]; do pod_ips "$1" "$2" >"$ips.tmp" && mv "$ips.tmp" "$ips"; sleep 0.5; done ) &
+  local ips=$W/ips-$3 lister=${5:-pod_ips}
+  rm -f "$W/stop-$3"; $lister "$1" "$2" >"$ips"
+  ( while [ ! -e "$W/stop-$3" ]; do $lister "$1" "$2" >"$ips.tmp" 2>/dev/null && mv "$ips.tmp" "$ips"; sleep 0.5; done ) &
   "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" "@$ips" >"$W/writer-$3.out" 2>&1 &
   WPID=$!
 }

@@ -413,20 +413,11 @@ all_replaced() {
   [ "$(data_pods "$1" "$2" | wc -w)" = 3 ]
 }
 
-# sentinel_writer_file NS NAME TAG SECONDS: the writer over $W/ips-TAG, which a loop keeps
-# at the data pods' current IPs (a rolling update gives the new pods new IPs)
-sentinel_writer_file() {
-  rm -f "$W/stop-$3"; data_ips "$1" "$2" >"$W/ips-$3"
-  ( while [ ! -f "$W/stop-$3" ]; do data_ips "$1" "$2" >"$W/ips-$3.new" 2>/dev/null && mv "$W/ips-$3.new" "$W/ips-$3"; sleep 1; done ) &
-  "$WRITER" "$4" "$(secret "$1" "$2-auth")" "$W/stop-$3" "@$W/ips-$3" >"$W/writer-$3.out" 2>&1 &
-  WPID=$!
-}
-
 t_sentinel_rolling() {
   local ns=$RUN-sen name=sen old uids t0 t1
   poll 120 sentinel_ready $ns $name || fail "not Ready (t_sentinel_create runs first)"
   old=$(primary $ns $name); uids=$(data_uids $ns $name)
-  sentinel_writer_file $ns $name sru 300
+  writer_follow $ns $name sru 300 data_ips
   sleep 2
   t0=$(ms); $K -n $ns patch rediscluster $name --type=merge -p '{"spec":{"redis":{"databases":"20"}}}' >/dev/null
   poll 300 eval 'all_replaced '$ns' '$name' "'"$uids"'" && data_config_is '$ns' '$name' databases 20 && sentinel_ready '$ns' '$name ||
