@@ -94,7 +94,7 @@ static bool move_primary(const struct ctl_view *v, struct plan_state *s, struct 
 	const char *why;
 
 	if (v->rc->spec.mode == API_MODE_SENTINEL) {
-		if (sentinel_start_switchover(v, s, p, RESTART_REASON, false, &why)) {
+		if (sentinel_start_switchover(v, s, p, RESTART_REASON, false, NULL, &why)) {
 			ctl_plan_event(p, false, "InstanceRestartSwitchover",
 			               "restart of %s: Sentinel moves the primary first", pod);
 			return false;
