@@ -93,6 +93,12 @@ check "server TLS: rolling update (primary by switchover) with the writer, no WA
 check "server TLS: scale 3 -> 5 -> 2, new replicas sync over TLS" t_tls_scale
 check "server TLS: password rotation, old and new valid over TLS, old dropped" t_tls_password
 check "server TLS, sentinel mode: TLS-only sentinels name the primary; SIGKILL of its server, Sentinel promotes over TLS, no WAIT-1 write lost" t_tls_sentinel_failover
+# quiesce between groups: the clusters of the checks above are not used below, and on 2
+# cores ~40 live clusters (each primary renewing its Lease every second, the sentinels,
+# the pollers) stalled the API server for 3 s: every primary's Lease PUT timed out, every
+# primary fenced itself and the sentinel checks below waited 46 s for a failover that
+# Sentinel had done in 3 (a CI run of this session). Each group keeps its own clusters.
+quiesce
 check "live maxmemory change: no restart (same pod uids, same server pids)" t_live
 check "restart-tier change: rolling update, replicas first, primary by switchover" t_rolling
 check "scale 3 -> 5 -> 2: highest serials removed, PVCs too, primary kept; dangling PVCs and a hand-made pod left alone, in status" t_scale
@@ -103,6 +109,7 @@ check "hibernation: pods removed, PVCs kept, Hibernated; woken with the data, Re
 check "emptyDir, 3 instances: a deleted replica resyncs from the primary, no PVCs" t_emptydir
 check "storage.size grown: PVCs expanded in place, no restart" t_grow
 check "pvcRetention Retain: scale down keeps the PVC (dangling), scale up reuses it" t_retain
+quiesce
 check "bootstrap from a RedisBackup on S3: every key and value on every pod, the restore source on the first primary only" t_bootstrap_s3
 check "bootstrap from a RedisBackup on Azurite: every key and value on every pod" t_bootstrap_azure
 check "bootstrap naming a missing backup: BackupNotFound, no pod for 20 s, proceeds once it exists" t_bootstrap_missing
@@ -119,6 +126,7 @@ check "RedisScheduledBackup retention with Object Lock: a held run kept whole (R
 check "fields accepted but not acted on: UnsupportedFields names them, one Warning per message, the cluster still managed" t_unsupported
 check "mode: cluster: phase Unsupported, no pods, UnsupportedFields names spec.mode and spec.shards" t_unsupported_cluster_mode
 check "aclConfigSecret: the file's users on every pod, changed and removed live, a refused file (spec.users' or the operator's user) changes nothing and is reported by line" t_acl_config
+quiesce
 check "sentinel mode: 3 data + 3 sentinel pods Ready, get-master-addr-by-name through each sentinel answers the primary, status.sentinels" t_sentinel_create
 check "sentinel mode: a deleted sentinel pod is recreated, Ready again, the sentinels agree, a SENTINEL RESET asked for" t_sentinel_pod_lost
 check "sentinel mode: switchover by annotation: the primary's manager pauses writes until the replicas have its offset, then Sentinel moves the master; no WAIT-1 write lost" t_sentinel_switchover

@@ -73,6 +73,9 @@ void it_sleep_ms(int64_t ms);
 int it_write_file(const char *path, const char *text);
 /* Creates ServiceAccount sa in t->ns and a 10-minute token for it (TokenRequest). */
 int it_sa_token(struct it *t, const char *sa, char *out, size_t len);
+/* DIR/token holding token and DIR/kubeconfig authenticating with it (tokenFile, so a
+ * rewrite of DIR/token is a rotation), loaded into *cfg; 0 or -1 with t's detail set. */
+int it_token_config(struct it *t, const char *dir, const char *token, struct k8s_config **cfg);
 
 /* The checks. */
 int check_crud(struct it *t);

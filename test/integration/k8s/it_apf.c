@@ -104,28 +104,15 @@ static struct k8s_client *sa_client(struct it *t, const char *dir, const char *t
                                     struct k8s_config **cfg)
 {
 	struct k8s_client_opts o = { .qps = APF_CEILING, .burst = APF_THREADS * 2 };
-	struct k8s_config_opts co = { 0 };
-	char path[600], kc[600];
-	char *text;
+	struct k8s_client *c;
 	struct err e;
 
-	snprintf(path, sizeof(path), "%s/token", dir);
-	snprintf(kc, sizeof(kc), "%s/kubeconfig", dir);
-	text = xasprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n"
-	                 "    server: %s\n    certificate-authority: %s\nusers:\n- name: u\n"
-	                 "  user:\n    tokenFile: %s\ncontexts:\n- name: x\n  context: {cluster: c,"
-	                 " user: u}\ncurrent-context: x\n",
-	                 t->cfg->server, t->cfg->ca_file, path);
-	it_write_file(path, token);
-	it_write_file(kc, text);
-	free(text);
-	co.kubeconfig = kc;
-	err_clear(&e);
-	if (k8s_config_load(&co, cfg, &e)) {
-		it_fail(t, "config: %s", e.msg);
+	if (it_token_config(t, dir, token, cfg))
 		return NULL;
-	}
-	return k8s_client_new(*cfg, &o, &e);
+	err_clear(&e);
+	if (!(c = k8s_client_new(*cfg, &o, &e)))
+		it_fail(t, "client: %s", e.msg);
+	return c;
 }
 
 /* The namespace, the account and its token, a ConfigMap it may read, the APF objects. */

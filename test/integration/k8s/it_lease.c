@@ -259,11 +259,36 @@ int it_sa_token(struct it *t, const char *sa, char *out, size_t len)
 	return 0;
 }
 
+int it_token_config(struct it *t, const char *dir, const char *token, struct k8s_config **cfg)
+{
+	struct k8s_config_opts co = { 0 };
+	char path[600], kc[600];
+	char *text;
+	struct err e;
+
+	snprintf(path, sizeof(path), "%s/token", dir);
+	snprintf(kc, sizeof(kc), "%s/kubeconfig", dir);
+	text = xasprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n"
+	                 "    server: %s\n    certificate-authority: %s\nusers:\n- name: u\n"
+	                 "  user:\n    tokenFile: %s\ncontexts:\n- name: x\n  context: {cluster: c,"
+	                 " user: u}\ncurrent-context: x\n",
+	                 t->cfg->server, t->cfg->ca_file, path);
+	if (it_write_file(path, token) || it_write_file(kc, text)) {
+		free(text);
+		return it_fail(t, "cannot write %s", dir);
+	}
+	free(text);
+	co.kubeconfig = kc;
+	err_clear(&e);
+	if (k8s_config_load(&co, cfg, &e))
+		return it_fail(t, "config: %s", e.msg);
+	return 0;
+}
+
 int check_token_refresh(struct it *t)
 {
 	char tok1[4096], tok2[4096], dir[] = "/tmp/k8s-it-token-XXXXXX", path[600], kc[600];
-	char u1[256], u2[256], u3[256], *text;
-	struct k8s_config_opts co = { 0 };
+	char u1[256], u2[256], u3[256];
 	struct k8s_config *cfg = NULL;
 	struct k8s_client *c = NULL;
 	struct err e;
@@ -273,18 +298,11 @@ int check_token_refresh(struct it *t)
 		return it_fail(t, "setup failed");
 	snprintf(path, sizeof(path), "%s/token", dir);
 	snprintf(kc, sizeof(kc), "%s/kubeconfig", dir);
-	it_write_file(path, tok1);
-	text = xasprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n"
-	                 "    server: %s\n    certificate-authority: %s\nusers:\n- name: u\n"
-	                 "  user:\n    tokenFile: %s\ncontexts:\n- name: x\n  context: {cluster: c,"
-	                 " user: u}\ncurrent-context: x\n",
-	                 t->cfg->server, t->cfg->ca_file, path);
-	it_write_file(kc, text);
-	free(text);
-	co.kubeconfig = kc;
 	err_clear(&e);
-	if (k8s_config_load(&co, &cfg, &e) || !(c = k8s_client_new(cfg, NULL, &e))) {
-		it_fail(t, "config: %s", e.msg);
+	if (it_token_config(t, dir, tok1, &cfg))
+		goto out;
+	if (!(c = k8s_client_new(cfg, NULL, &e))) {
+		it_fail(t, "client: %s", e.msg);
 		goto out;
 	}
 	whoami(c, u1, sizeof(u1), &e);
